@@ -1,0 +1,34 @@
+# Benchmark: the fastest correct way to get a dataframe into QuestDB (TSBS cpu dataset).
+# See README.md for the commands and ../shared/DESIGN.md-style notes in the code for the design.
+
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import min_version
+
+from ingestbench.config import ConfigError, validate_config
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+try:
+    validate_config(config)
+except ConfigError as exc:
+    raise WorkflowError(str(exc)) from None
+
+
+include: "rules/common.smk"
+include: "rules/data.smk"
+include: "rules/server.smk"
+include: "rules/ingest.smk"
+include: "rules/validate.smk"
+include: "rules/report.smk"
+
+
+rule all:
+    input:
+        "results/summary.csv",
+        "results/summary.md",
+        charts_files(),
+    default_target: True

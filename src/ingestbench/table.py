@@ -1,0 +1,57 @@
+"""The one DDL every variant lands in, and the SQL around it (create, wait, count)."""
+
+from __future__ import annotations
+
+import time
+
+from .server import QuestDB, QuestDBError
+
+TAGS = (
+    "hostname", "region", "datacenter", "rack", "os", "arch", "team", "service",
+    "service_version", "service_environment",
+)  # fmt: skip
+FIELDS = (
+    "usage_user", "usage_system", "usage_idle", "usage_nice", "usage_iowait", "usage_irq",
+    "usage_softirq", "usage_steal", "usage_guest", "usage_guest_nice",
+)  # fmt: skip
+TIMESTAMP = "timestamp"
+COLUMNS = (*TAGS, *FIELDS, TIMESTAMP)
+
+
+def create_table_sql(table: str, field_type: str = "double") -> str:
+    """10 SYMBOL tags, 10 DOUBLE or LONG fields, designated timestamp, daily partitions, WAL."""
+    sql_type = {"double": "DOUBLE", "long": "LONG"}[field_type]
+    cols = [f"{t} SYMBOL" for t in TAGS] + [f"{f} {sql_type}" for f in FIELDS]
+    cols.append(f"{TIMESTAMP} TIMESTAMP")
+    return f"CREATE TABLE {table} ({', '.join(cols)}) TIMESTAMP({TIMESTAMP}) PARTITION BY DAY WAL"
+
+
+def recreate_table(qdb: QuestDB, table: str, field_type: str = "double") -> None:
+    qdb.sql(f"DROP TABLE IF EXISTS {table}")
+    qdb.sql(create_table_sql(table, field_type))
+
+
+def check_not_suspended(qdb: QuestDB, table: str) -> None:
+    rows = qdb.rows(f"SELECT suspended, errorMessage FROM wal_tables() WHERE name = '{table}'")
+    if rows and rows[0][0]:
+        raise QuestDBError(
+            f"QuestDB suspended the WAL of table {table} ({rows[0][1] or 'no message'}); the "
+            f"ingested rows do not match the table, see the server log."
+        )
+
+
+def wait_visible(qdb: QuestDB, table: str, expected_rows: int, timeout_s: float = 600) -> int:
+    """Block until the WAL is applied and count() == expected_rows; return the count."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        qdb.sql(f"SELECT wait_wal_table('{table}')")
+        check_not_suspended(qdb, table)
+        count = int(qdb.scalar(f"SELECT count() FROM {table}"))
+        if count == expected_rows:
+            return count
+        if count > expected_rows or time.monotonic() > deadline:
+            raise QuestDBError(
+                f"table {table} holds {count} rows but {expected_rows} were sent; the server "
+                f"dropped or duplicated rows (see its log)."
+            )
+        time.sleep(0.05)  # rows still in flight (ILP/TCP has no acknowledgement)

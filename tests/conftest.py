@@ -1,0 +1,42 @@
+"""Shared fixtures: a real QuestDB server (the Maven Central jar) and a tiny TSBS dataset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ingestbench.jar import fetch_jar
+from ingestbench.server import embedded_server
+
+QUESTDB_VERSION = "9.3.4"
+
+
+@pytest.fixture(scope="session")
+def questdb_jar() -> Path:
+    return fetch_jar(QUESTDB_VERSION)
+
+
+@pytest.fixture(scope="session")
+def questdb(questdb_jar, tmp_path_factory):
+    """One real embedded server for the test session (tests use their own table names)."""
+    log = tmp_path_factory.mktemp("questdb") / "server.log"
+    with embedded_server(questdb_jar, log_path=log) as qdb:
+        yield qdb
+
+
+@pytest.fixture(scope="session")
+def tiny_dataset(tmp_path_factory):
+    """A 2,000-row TSBS cpu dataset (scale 40, 50 epochs) as Parquet and CSV, with its paths."""
+    from ingestbench.tsbs import DatasetParams, generate
+
+    out = tmp_path_factory.mktemp("data")
+    params = DatasetParams(scale=40, epochs=50, seed=7)
+    manifest = generate(params, out, formats=("parquet", "csv"), progress=False)
+    return {
+        "dir": out,
+        "params": params,
+        "manifest": manifest,
+        "parquet": out / f"{params.name}.parquet",
+        "csv": out / f"{params.name}.csv",
+    }

@@ -1,0 +1,192 @@
+"""Summary arithmetic on hand-written run files (tests/fixtures/runs), and environment.json."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ingestbench.config import config_hash, validate_config
+from ingestbench.environment import collect_environment, locked_packages, write_environment
+from ingestbench.summary import SummaryError, read_summary, summarize, to_markdown, write_summary
+
+FIXTURE = Path(__file__).parent / "fixtures" / "runs" / "results"
+BIG, SMALL = "cpu-s100-e10-seed42", "cpu-s10-e10-seed1"
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run_paths(root: Path = FIXTURE) -> list[Path]:
+    return sorted((root / "runs").rglob("*.json"))
+
+
+def validation_paths(root: Path = FIXTURE) -> list[Path]:
+    return sorted((root / "validation").rglob("*.json"))
+
+
+@pytest.fixture(scope="module")
+def summary() -> pd.DataFrame:
+    return summarize(run_paths(), validation_paths())
+
+
+def row(df: pd.DataFrame, variant: str, dataset: str = BIG) -> pd.Series:
+    found = df[(df["dataset"] == dataset) & (df["variant"] == variant)]
+    assert len(found) == 1, (dataset, variant)
+    return found.iloc[0]
+
+
+def test_one_row_per_dataset_and_variant(summary):
+    assert len(summary) == len(run_paths()) == 14
+    assert not summary.duplicated(["dataset", "variant"]).any()
+    r = row(summary, "pandas-threads-parquet-http-w4")
+    assert (r["library"], r["method"], r["format"], r["transport"]) == (
+        "pandas", "threads", "parquet", "http")  # fmt: skip
+    assert r["workers"] == 4 and pd.isna(r["batch_rows"])
+    assert row(summary, "pandas-batches-parquet-http-b100")["batch_rows"] == 100
+    assert r["dataset_rows"] == 1000 and r["scale"] == 100 and r["repeats"] == 3
+
+
+def test_phase_medians_min_max_and_cold(summary):
+    # e2e 0.4 (cold), 0.2, 0.25; send 0.2, 0.1, 0.15; serialize 0.05, 0.04, 0.06
+    r = row(summary, "pandas-dataframe-parquet-http")
+    assert r["end_to_end_s_median"] == pytest.approx(0.25)
+    assert r["end_to_end_s_min"] == pytest.approx(0.2)
+    assert r["end_to_end_s_max"] == pytest.approx(0.4)
+    assert r["cold_end_to_end_s"] == pytest.approx(0.4)
+    assert (r["send_s_median"], r["send_s_min"], r["send_s_max"]) == pytest.approx((0.15, 0.1, 0.2))
+    assert r["serialize_s_median"] == pytest.approx(0.05)
+    assert r["read_s_max"] == pytest.approx(0.1)
+    assert r["convert_s_median"] == 0
+
+
+def test_rates_rows_and_mib(summary):
+    r = row(summary, "pandas-dataframe-parquet-http")  # 1000 rows, exactly 1 MiB of ILP
+    assert (r["rows_per_s_median"], r["rows_per_s_min"], r["rows_per_s_max"]) == pytest.approx(
+        (4000, 2500, 5000))  # fmt: skip
+    assert r["send_rows_per_s_median"] == pytest.approx(1000 / 0.15)
+    assert r["send_rows_per_s_max"] == pytest.approx(10000)
+    assert (r["mib_per_s_median"], r["mib_per_s_min"], r["mib_per_s_max"]) == pytest.approx(
+        (4.0, 2.5, 5.0))  # fmt: skip
+    assert r["send_mib_per_s_median"] == pytest.approx(1 / 0.15)
+
+
+def test_capped_rows_baseline_uses_its_own_rows(summary):
+    # 500 of 1000 rows; e2e 1.0, 0.5, 0.6 -> 500, 1000, 833.3 rows/s
+    r = row(summary, "pandas-rows-parquet-http")
+    assert r["rows"] == 500 and r["dataset_rows"] == 1000
+    assert r["rows_per_s_median"] == pytest.approx(500 / 0.6)
+    assert (r["rows_per_s_min"], r["rows_per_s_max"]) == pytest.approx((500, 1000))
+    assert r["speedup_vs_rows"] == pytest.approx(1.0)
+
+
+def test_speedups_against_the_rows_baseline(summary):
+    r = row(summary, "pandas-dataframe-parquet-http")
+    assert r["speedup_vs_rows"] == pytest.approx(4000 / (500 / 0.6))  # 4.8
+    assert r["baseline_variant"] == "pandas-rows-parquet-http"
+    # No tcp baseline: the same library and format over http is used, and named.
+    tcp = row(summary, "pandas-dataframe-parquet-tcp")
+    assert tcp["baseline_variant"] == "pandas-rows-parquet-http"
+    assert tcp["speedup_vs_rows"] == pytest.approx(tcp["rows_per_s_median"] / (500 / 0.6))
+    # Each dataset has its own baseline: 3750 / 750.
+    assert row(summary, "pandas-dataframe-parquet-http", SMALL)["speedup_vs_rows"] == pytest.approx(
+        5
+    )
+
+
+def test_missing_baseline_is_nan(summary):
+    for variant in ("polars-dataframe-parquet-http", "pandas-dataframe-csv-http",
+                    "none-server_parquet-parquet-http"):  # fmt: skip
+        r = row(summary, variant)
+        assert math.isnan(r["speedup_vs_rows"]), variant
+        assert pd.isna(r["baseline_variant"])
+
+
+def test_server_side_has_no_mib_and_no_serialize(summary):
+    r = row(summary, "none-server_parquet-parquet-http")
+    assert math.isnan(r["mib_per_s_median"]) and math.isnan(r["serialize_s_median"])
+    assert r["rows_per_s_median"] == pytest.approx((1000 / 0.4 + 1000 / 0.25) / 2)
+    assert r["repeats"] == 2
+
+
+def test_failed_validation_is_shown(summary):
+    failed = row(summary, "polars-dataframe-csv-tcp")["validated"]
+    assert pd.notna(failed) and not failed
+    assert summary["validated"].sum() == 13
+    md = to_markdown(summary)
+    line = next(x for x in md.splitlines() if "`polars-dataframe-csv-tcp`" in x)
+    assert "FAILED" in line
+    assert "Failed validation" in md
+
+
+def test_csv_and_markdown_round_trip(tmp_path, summary):
+    env = json.loads((FIXTURE / "environment.json").read_text())
+    csv, md = tmp_path / "summary.csv", tmp_path / "summary.md"
+    write_summary(run_paths(), validation_paths(), FIXTURE / "environment.json", csv, md)
+    back = read_summary(csv)
+    assert list(back.columns) == list(summary.columns)
+    assert back["validated"].tolist() == summary["validated"].tolist()
+    assert back["rows_per_s_median"].tolist() == pytest.approx(
+        summary["rows_per_s_median"].tolist()
+    )
+    text = md.read_text()
+    assert env["machine"]["cpu_model"] in text and "2 cores" in text
+    assert "1,000 rows" in text and "100 rows" in text
+    # Sorted by end-to-end rows/s within a dataset, fastest first.
+    big = back[back["dataset"] == BIG]["rows_per_s_median"].tolist()
+    assert big == sorted(big, reverse=True)
+
+
+def test_run_without_validation_file_is_not_checked(tmp_path):
+    shutil.copytree(FIXTURE, tmp_path / "r")
+    (tmp_path / "r" / "validation" / BIG / "pandas-dataframe-csv-http.json").unlink()
+    df = summarize(run_paths(tmp_path / "r"), validation_paths(tmp_path / "r"))
+    assert pd.isna(row(df, "pandas-dataframe-csv-http")["validated"])
+    assert "not checked" in to_markdown(df)
+
+
+def test_broken_run_file_names_the_file(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(SummaryError, match="bad.json is not valid JSON"):
+        summarize([bad])
+    bad.write_text(json.dumps({"schema_version": 99}))
+    with pytest.raises(SummaryError, match="schema_version 99"):
+        summarize([bad])
+    with pytest.raises(SummaryError, match="no run files"):
+        summarize([])
+
+
+# ------------------------------------------------------------------ environment.json
+
+
+def test_locked_packages_parses_the_lock():
+    locked = locked_packages(REPO / "requirements.lock")
+    assert locked["pandas"].count(".") >= 1
+    assert "seaborn" in locked and "snakemake" in locked
+    assert all(" " not in v and "\\" not in v for v in locked.values())
+
+
+def test_environment_fields(questdb, tmp_path):
+    config = validate_config({"datasets": [{"label": "main", "scale": 10, "epochs": 10}],
+                              "variants": [{"method": "dataframe"}]})  # fmt: skip
+    env = collect_environment(config, questdb, REPO / "requirements.lock", workflow_dir=REPO)
+    write_environment(env, tmp_path / "environment.json")
+    env = json.loads((tmp_path / "environment.json").read_text())
+    assert env["schema_version"] == 1
+    assert env["timestamp_utc"].endswith("Z")
+    assert env["workflow"]["config_hash"] == config_hash(config)
+    assert "git_commit" in env["workflow"]
+    m = env["machine"]
+    assert m["cores_logical"] >= 1 and m["ram_bytes"] > 0 and m["os"] and "cpu_model" in m
+    assert env["python"]["version"].count(".") == 2
+    assert env["java"]["version"]
+    assert env["questdb"]["version"][0].isdigit() and "QuestDB" in env["questdb"]["build"]
+    params = {p["property_path"]: p for p in env["questdb"]["non_default_parameters"]}
+    assert params["telemetry.enabled"]["value"] == "false"
+    assert all(p["value_source"] != "default" for p in params.values())
+    packages = {p["name"]: p for p in env["packages"]}
+    assert packages["pandas"]["installed"] and packages["pandas"]["locked"]
+    assert set(packages) == set(locked_packages(REPO / "requirements.lock"))

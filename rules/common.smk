@@ -49,3 +49,8 @@ def questdb_jar():
         return qdb["jar"]
     cache = Path(qdb["cache_dir"]).expanduser() if qdb["cache_dir"] else default_cache_dir()
     return str(cache / f"questdb-{qdb['version']}.jar")
+
+
+def charts_files():
+    # CHARTS is defined in report.smk, which is included after this file.
+    return [f"results/plots/{chart}.{ext}" for chart in CHARTS for ext in ("png", "svg")]

@@ -24,12 +24,6 @@ CHARTS = {
 report: "../report/workflow.rst"
 
 
-def charts_files():
-    return [
-        f"results/plots/{chart}.{ext}" for chart in CHARTS for ext in ("png", "svg")
-    ]
-
-
 rule environment:
     input:
         lock=os.path.join(REPO_DIR, "requirements.lock"),

@@ -21,21 +21,16 @@ from typing import Any
 import psutil
 
 from .config import config_hash
+from .lockfile import locked_versions
 from .server import QuestDB, java_executable
 
 log = logging.getLogger(__name__)
 SCHEMA_VERSION = 1
-_LOCK_LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==([^\s;\\]+)")
 
 
 def locked_packages(lock_path: Path) -> dict[str, str]:
-    """{name: version} from the `name==version` lines of a pip/uv lock file."""
-    out = {}
-    for line in Path(lock_path).read_text().splitlines():
-        m = _LOCK_LINE.match(line.strip())
-        if m:
-            out[m.group(1).lower()] = m.group(2)
-    return out
+    """{name: version} of every package pinned in the lock file."""
+    return locked_versions(Path(lock_path))
 
 
 def installed_version(name: str) -> str | None:

@@ -214,12 +214,9 @@ def _process_worker(job: Job, offset: int, length: int, barrier, results) -> Non
         return usage.ru_utime + usage.ru_stime
 
     try:
-        import pandas  # noqa: F401 (import before the clock starts, as a long-lived worker would)
+        from .runner import import_libraries
 
-        if job.variant.library == "polars":
-            import polars  # noqa: F401
-        import pyarrow.parquet  # noqa: F401
-
+        import_libraries(job.variant.library)  # before the clock starts, as in the parent
         with Sender.from_conf(job.conf()) as sender:
             cpu0 = cpu()
             barrier.wait()  # all connected: the clock starts

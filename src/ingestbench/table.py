@@ -5,15 +5,8 @@ from __future__ import annotations
 import time
 
 from .server import QuestDB, QuestDBError
+from .tsbs import FIELDS, TAGS  # the dataset defines the columns; the table follows
 
-TAGS = (
-    "hostname", "region", "datacenter", "rack", "os", "arch", "team", "service",
-    "service_version", "service_environment",
-)  # fmt: skip
-FIELDS = (
-    "usage_user", "usage_system", "usage_idle", "usage_nice", "usage_iowait", "usage_irq",
-    "usage_softirq", "usage_steal", "usage_guest", "usage_guest_nice",
-)  # fmt: skip
 TIMESTAMP = "timestamp"
 COLUMNS = (*TAGS, *FIELDS, TIMESTAMP)
 
@@ -40,18 +33,24 @@ def check_not_suspended(qdb: QuestDB, table: str) -> None:
         )
 
 
-def wait_visible(qdb: QuestDB, table: str, expected_rows: int, timeout_s: float = 600) -> int:
-    """Block until the WAL is applied and count() == expected_rows; return the count."""
-    deadline = time.monotonic() + timeout_s
+def wait_visible(qdb: QuestDB, table: str, expected_rows: int, stall_s: float = 60) -> int:
+    """Block until the WAL is applied and count() == expected_rows; return the count.
+
+    Over ILP/TCP nothing acknowledges the rows, so they may still be arriving: poll, and give up
+    only when the count has not moved for `stall_s` (the server dropped rows or the connection).
+    """
+    last, last_change = -1, time.monotonic()
     while True:
         qdb.sql(f"SELECT wait_wal_table('{table}')")
         check_not_suspended(qdb, table)
         count = int(qdb.scalar(f"SELECT count() FROM {table}"))
         if count == expected_rows:
             return count
-        if count > expected_rows or time.monotonic() > deadline:
+        if count != last:
+            last, last_change = count, time.monotonic()
+        if count > expected_rows or time.monotonic() - last_change > stall_s:
             raise QuestDBError(
                 f"table {table} holds {count} rows but {expected_rows} were sent; the server "
-                f"dropped or duplicated rows (see its log)."
+                f"dropped or duplicated rows (see its log for the rejected lines)."
             )
-        time.sleep(0.05)  # rows still in flight (ILP/TCP has no acknowledgement)
+        time.sleep(0.05)

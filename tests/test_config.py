@@ -1,0 +1,61 @@
+"""Bad config is caught by the schema before any job runs, with a message naming the key."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ingestbench.config import ConfigError, validate_config
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
+
+
+def test_default_config_is_valid_and_defaults_are_filled():
+    config = validate_config(copy.deepcopy(DEFAULT))
+    assert config["questdb"]["mode"] == "embedded"
+    assert config["questdb"]["startup_timeout_s"] == 60
+    assert config["datasets"][0]["interval"] == "10s"
+    assert config["validation"]["on_failure"] == "fail"
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        (lambda c: c.update(repeat=3), "'repeat' was unexpected"),
+        (lambda c: c.update(repeats="three"), "'repeats'"),
+        (lambda c: c["datasets"][0].update(scale=0), "datasets[0].scale"),
+        (lambda c: c["datasets"][0].update(field_type="float"), "datasets[0].field_type"),
+        (lambda c: c["variants"][0].update(method="teleport"), "variants[0].method"),
+        (lambda c: c["variants"][0].update(transport="udp"), "variants[0].transport"),
+        (lambda c: c.setdefault("questdb", {}).update(mode="cloud"), "questdb.mode"),
+        (lambda c: c["variants"][0].update(datasets=["nope"]), "variants[0].datasets"),
+    ],
+)
+def test_a_wrong_key_type_or_value_names_the_key(change, named):
+    config = copy.deepcopy(DEFAULT)
+    change(config)
+    with pytest.raises(ConfigError) as err:
+        validate_config(config)
+    assert named in str(err.value)
+    assert str(err.value).count("\n") == 0
+
+
+def test_snakemake_stops_before_any_job(tmp_path):
+    bad = copy.deepcopy(DEFAULT)
+    bad["repeats"] = 0
+    config = tmp_path / "bad.yaml"
+    config.write_text(yaml.safe_dump(bad))
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory",
+         str(tmp_path), "--configfile", str(config), "--cores", "1"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "invalid config at 'repeats'" in result.stderr
+    assert not (tmp_path / "results").exists()

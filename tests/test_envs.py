@@ -1,0 +1,19 @@
+"""The conda environment pins exactly what requirements.lock pins."""
+
+import yaml
+
+from ingestbench.lockfile import CONDA_ENV, conda_env_text, locked_versions, normalise
+
+
+def test_conda_env_is_generated_from_the_lock():
+    assert CONDA_ENV.read_text() == conda_env_text(), "run `make lock` to regenerate envs/"
+
+
+def test_every_conda_pin_matches_the_lock():
+    env = yaml.safe_load(CONDA_ENV.read_text())
+    pins = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    locked = locked_versions()
+    assert pins
+    for pin in pins:
+        name, version = pin.split("==")
+        assert locked[normalise(name)] == version, pin

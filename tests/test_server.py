@@ -1,0 +1,128 @@
+"""The embedded QuestDB: loopback only, no clashes, clear errors, and nothing left running."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import psutil
+import pytest
+
+from ingestbench.server import QuestDBError, embedded_server
+
+
+def _gone(pid: int, within_s: float = 15) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_start_and_stop_leave_no_process_and_no_data_dir(questdb_jar, tmp_path):
+    with embedded_server(questdb_jar, log_path=tmp_path / "server.log") as qdb:
+        pid, root = qdb.pid, qdb.data_dir
+        assert psutil.pid_exists(pid)
+        assert "QuestDB 9.3.4" in qdb.version()
+        assert qdb.cpu_seconds() > 0
+    assert _gone(pid)
+    assert not root.exists()
+
+
+def test_server_listens_on_loopback_only(questdb):
+    listening = {
+        c.laddr
+        for c in psutil.Process(questdb.pid).net_connections(kind="inet")
+        if c.status == psutil.CONN_LISTEN
+    }
+    assert {questdb.http_port, questdb.ilp_port} <= {addr.port for addr in listening}
+    assert {addr.ip for addr in listening} == {"127.0.0.1"}
+
+
+def test_two_servers_at_once_do_not_clash(questdb_jar, tmp_path):
+    with (
+        embedded_server(questdb_jar, log_path=tmp_path / "a.log") as a,
+        embedded_server(questdb_jar, log_path=tmp_path / "b.log") as b,
+    ):
+        assert {a.http_port, a.ilp_port, a.pg_port}.isdisjoint({b.http_port, b.ilp_port, b.pg_port})
+        a.sql("CREATE TABLE only_in_a (x INT)")
+        assert a.rows("SELECT table_name FROM tables() WHERE table_name = 'only_in_a'")
+        assert not b.rows("SELECT table_name FROM tables() WHERE table_name = 'only_in_a'")
+        pids = (a.pid, b.pid)
+    assert all(_gone(pid) for pid in pids)
+
+
+def test_readiness_timeout_names_the_fix_and_shows_the_log(questdb_jar, tmp_path):
+    started = set()
+    with (
+        pytest.raises(QuestDBError, match="did not answer .* within 0.3 s; raise") as err,
+        embedded_server(questdb_jar, startup_timeout_s=0.3, log_path=tmp_path / "s.log"),
+    ):
+        pass
+    assert "startup_timeout_s" in str(err.value)
+    for proc in psutil.process_iter(["cmdline"]):
+        if str(tmp_path / "s.log") in " ".join(proc.info["cmdline"] or []):
+            started.add(proc.pid)
+    assert not started
+
+
+def test_a_server_that_cannot_start_reports_its_log(tmp_path):
+    bogus = tmp_path / "not-a-jar.jar"
+    bogus.write_text("not a jar")
+    with pytest.raises(QuestDBError, match="exited with code"), embedded_server(bogus):
+        pass
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_the_server_stops_when_its_job_is_terminated_or_interrupted(questdb_jar, tmp_path, sig):
+    """Snakemake sends SIGTERM to a cancelled job; Ctrl-C sends SIGINT."""
+    script = textwrap.dedent(
+        f"""
+        import sys, time
+        from pathlib import Path
+        from ingestbench.server import embedded_server
+        with embedded_server(Path({str(questdb_jar)!r})) as qdb:
+            print(qdb.pid, qdb.data_dir, flush=True)
+            time.sleep(120)
+        """
+    )
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        pid, root = child.stdout.readline().split()
+        pid = int(pid)
+        assert psutil.pid_exists(pid)
+        os.kill(child.pid, sig)
+        child.wait(30)
+        assert _gone(pid)
+        assert not os.path.exists(root)
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_the_server_dies_with_a_killed_job(questdb_jar):
+    """Even SIGKILL of the job (no cleanup possible) takes the server down (PR_SET_PDEATHSIG)."""
+    script = textwrap.dedent(
+        f"""
+        import time
+        from pathlib import Path
+        from ingestbench.server import embedded_server
+        with embedded_server(Path({str(questdb_jar)!r})) as qdb:
+            print(qdb.pid, flush=True)
+            time.sleep(120)
+        """
+    )
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        pid = int(child.stdout.readline())
+        child.kill()
+        child.wait(30)
+        assert _gone(pid)
+    finally:
+        child.kill()
+        child.wait()

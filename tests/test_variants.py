@@ -1,0 +1,76 @@
+"""The variant matrix: expansion, the one exclusion rule, names, and the default config."""
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ingestbench.config import validate_config
+from ingestbench.variants import (
+    CLIENT_METHODS,
+    SERVER_METHODS,
+    Variant,
+    expand_spec,
+    parse_variant_name,
+    variants_by_dataset,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_a_spec_expands_to_its_cross_product():
+    spec = {"library": ["pandas", "polars"], "method": "dataframe", "format": ["parquet", "csv"],
+            "transport": ["http", "tcp"]}  # fmt: skip
+    assert len(expand_spec(spec)) == 8
+
+
+def test_server_methods_ignore_library_and_keep_their_own_format():
+    spec = {"library": ["pandas", "polars"], "method": ["server_csv", "server_parquet"]}
+    names = [v.name for v in expand_spec(spec)]
+    assert names == ["none-server_csv-csv-http", "none-server_parquet-parquet-http"]
+
+
+def test_workers_and_batches_only_where_they_mean_something():
+    spec = {"library": "pandas", "method": ["dataframe", "threads", "batches"],
+            "format": "parquet", "transport": "http", "workers": [2, 4], "batch_rows": [1000]}  # fmt: skip
+    names = sorted(v.name for v in expand_spec(spec))
+    assert names == [
+        "pandas-batches-parquet-http-b1000",
+        "pandas-dataframe-parquet-http",
+        "pandas-threads-parquet-http-w2",
+        "pandas-threads-parquet-http-w4",
+    ]
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [Variant("polars", "processes", "csv", "tcp", workers=3),
+     Variant("pandas", "batches", "parquet", "http", batch_rows=75000),
+     Variant("none", "server_parquet", "parquet", "http")],  # fmt: skip
+)
+def test_names_round_trip(variant):
+    assert parse_variant_name(variant.name) == variant
+
+
+@pytest.mark.parametrize("name", ["pandas-teleport-csv-http", "none-server_csv-parquet-http"])
+def test_invalid_names_are_refused(name):
+    with pytest.raises(ValueError, match="not a valid variant"):
+        parse_variant_name(name)
+
+
+@pytest.mark.parametrize("config_file", ["config.yaml", "config.full.yaml"])
+def test_shipped_configs_cover_every_method_library_format_and_transport(config_file):
+    config = validate_config(yaml.safe_load((REPO / config_file).read_text()))
+    labels = [d["label"] for d in config["datasets"]]
+    variants = {v for vs in variants_by_dataset(copy.deepcopy(config), labels).values() for v in vs}
+    assert {v.method for v in variants} == set(CLIENT_METHODS) | set(SERVER_METHODS)
+    assert {v.library for v in variants} == {"pandas", "polars", "none"}
+    assert {v.format for v in variants} == {"parquet", "csv"}
+    assert {v.transport for v in variants} == {"http", "tcp"}
+
+
+def test_the_out_of_order_dataset_runs_dataframe_and_threads():
+    config = validate_config(yaml.safe_load((REPO / "config.yaml").read_text()))
+    ooo = variants_by_dataset(config, ["main", "ooo"])["ooo"]
+    assert {v.method for v in ooo} >= {"dataframe", "threads"}

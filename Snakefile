@@ -19,6 +19,13 @@ except ConfigError as exc:
 
 
 include: "rules/common.smk"
+
+
+wildcard_constraints:
+    dataset="cpu-[A-Za-z0-9-]+",
+    variant="[a-z_]+-[a-z_]+-[a-z]+-[a-z]+(-[wb][0-9]+)?",
+
+
 include: "rules/data.smk"
 include: "rules/server.smk"
 include: "rules/ingest.smk"
@@ -27,8 +34,8 @@ include: "rules/report.smk"
 
 
 rule all:
+    default_target: True
     input:
         "results/summary.csv",
         "results/summary.md",
         charts_files(),
-    default_target: True

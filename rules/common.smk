@@ -1,4 +1,4 @@
-# Helpers shared by every rule file: the validated config, datasets and the variant matrix.
+# Helpers shared by all the .smk files — the validated config, datasets and the variant matrix.
 # The matrix itself is decided in ingestbench.variants; this file only turns it into file lists.
 
 from pathlib import Path
@@ -13,11 +13,6 @@ VARIANTS = {
     LABEL_TO_DATASET[label]: variants
     for label, variants in variants_by_dataset(config, list(LABEL_TO_DATASET)).items()
 }
-
-
-wildcard_constraints:
-    dataset="cpu-[A-Za-z0-9-]+",
-    variant="[a-z_]+-[a-z_]+-[a-z]+-[a-z]+(-[wb][0-9]+)?",
 
 
 def dataset_config(name):
@@ -47,10 +42,14 @@ def questdb_jar():
         return []
     if qdb["jar"]:
         return qdb["jar"]
-    cache = Path(qdb["cache_dir"]).expanduser() if qdb["cache_dir"] else default_cache_dir()
+    cache = (
+        Path(qdb["cache_dir"]).expanduser() if qdb["cache_dir"] else default_cache_dir()
+    )
     return str(cache / f"questdb-{qdb['version']}.jar")
 
 
 def charts_files():
     # CHARTS is defined in report.smk, which is included after this file.
-    return [f"results/plots/{chart}.{ext}" for chart in CHARTS for ext in ("png", "svg")]
+    return [
+        f"results/plots/{chart}.{ext}" for chart in CHARTS for ext in ("png", "svg")
+    ]

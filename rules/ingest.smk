@@ -12,14 +12,15 @@ rule ingest:
         actual="results/actual/{dataset}/{variant}.json",
         export=temp("results/exports/{dataset}/{variant}.parquet"),
     log:
-        job="results/logs/ingest/{dataset}/{variant}.log",
+        # The job's own log last: Snakemake shows failed logs in order, the cause comes last.
         server="results/logs/questdb/{dataset}/{variant}.log",
+        job="results/logs/ingest/{dataset}/{variant}.log",
     benchmark:
         "results/benchmarks/ingest/{dataset}/{variant}.tsv"
+    conda:
+        "../envs/ingestbench.yaml"
     threads: workflow.cores
     resources:
         questdb=1,
-    conda:
-        "../envs/ingestbench.yaml"
     script:
         "../scripts/ingest.py"

@@ -32,8 +32,8 @@ def test_server_methods_ignore_library_and_keep_their_own_format():
 
 
 def test_workers_and_batches_only_where_they_mean_something():
-    spec = {"library": "pandas", "method": ["dataframe", "threads", "batches"],
-            "format": "parquet", "transport": "http", "workers": [2, 4], "batch_rows": [1000]}  # fmt: skip
+    spec = {"library": "pandas", "method": ["dataframe", "threads", "batches"], "format": "parquet",
+            "transport": "http", "workers": [2, 4], "batch_rows": [1000]}  # fmt: skip
     names = sorted(v.name for v in expand_spec(spec))
     assert names == [
         "pandas-batches-parquet-http-b1000",
@@ -45,9 +45,11 @@ def test_workers_and_batches_only_where_they_mean_something():
 
 @pytest.mark.parametrize(
     "variant",
-    [Variant("polars", "processes", "csv", "tcp", workers=3),
-     Variant("pandas", "batches", "parquet", "http", batch_rows=75000),
-     Variant("none", "server_parquet", "parquet", "http")],  # fmt: skip
+    [
+        Variant("polars", "processes", "csv", "tcp", workers=3),
+        Variant("pandas", "batches", "parquet", "http", batch_rows=75000),
+        Variant("none", "server_parquet", "parquet", "http"),
+    ],  # fmt: skip
 )
 def test_names_round_trip(variant):
     assert parse_variant_name(variant.name) == variant

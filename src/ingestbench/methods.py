@@ -11,6 +11,7 @@ import logging
 import multiprocessing as mp
 import resource
 import shutil
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -67,6 +68,9 @@ class Clock:
         self._t = now
 
 
+_CONNECTION_ERRORS = {"CouldNotResolveAddr", "SocketError", "ConnectTimeout", "HandshakeError"}
+
+
 @contextlib.contextmanager
 def client_errors(job: Job, doing: str):
     """Turn the client's exceptions into one sentence naming the cause and the fix."""
@@ -74,11 +78,17 @@ def client_errors(job: Job, doing: str):
         yield
     except ClientError as exc:
         text = str(exc).strip().replace("\n", " ")[:400]
-        cause = "refused the rows" if "rror" in text and "connect" not in text.lower() else "failed"
+        code = getattr(getattr(exc, "code", None), "name", "")
+        where = f"ILP/{job.variant.transport} at {job.qdb.host}"
+        if code in _CONNECTION_ERRORS:
+            cause, fix = f"lost the connection to QuestDB ({where})", "check that it is running"
+        elif code.startswith("Server"):
+            cause, fix = f"QuestDB refused the rows ({where})", "fix the data or the table"
+        else:
+            cause, fix = "the client could not serialize the frame", "fix the frame's dtypes"
         raise SendError(
-            f"{job.variant.name}: QuestDB {cause} while {doing} over ILP/{job.variant.transport} "
-            f"at {job.qdb.host} ({text}); check the server log and that the server is running, "
-            f"then rerun this job."
+            f"{job.variant.name}: {cause} while {doing}: {text}; {fix}, see the logs, then "
+            f"rerun this job."
         ) from None
 
 
@@ -254,7 +264,7 @@ class Processes(Method):
             for phase in ("read", "convert", "send"):
                 barrier.wait()
                 clock.lap(phase)
-        except mp.BrokenBarrierError:
+        except threading.BrokenBarrierError:
             pass  # a worker failed; its message follows
         outcomes = [results.get(timeout=600) for _ in procs]
         for p in procs:

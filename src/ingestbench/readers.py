@@ -73,7 +73,8 @@ def _pandas_parquet(path: Path, offset: int, length: int | None):
 def _pandas_csv(path: Path, offset: int, length: int | None):
     import pandas as pd
 
-    dtypes = {tag: "category" for tag in TAGS}
+    # Tags as strings: "category" would infer integer categories for rack and service ("0".."99").
+    dtypes = {tag: "str" for tag in TAGS}
     if offset == 0 and length is None:
         return pd.read_csv(path, engine="pyarrow", dtype=dtypes, parse_dates=[TIMESTAMP])
     # The pyarrow engine cannot skip rows; the C engine can.

@@ -1,0 +1,97 @@
+"""A tiny end-to-end run of the real workflow (Snakemake CLI, real QuestDB, real DuckDB)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import psutil
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+CONFIG = REPO / "tests" / "data" / "config.test.yaml"
+
+
+def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory",
+           str(workdir), "--configfile", str(CONFIG), "--cores", "2", *args]  # fmt: skip
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+
+
+def questdb_pids() -> set[int]:
+    return {
+        p.pid
+        for p in psutil.process_iter(["cmdline"])
+        if "io.questdb/io.questdb.ServerMain" in " ".join(p.info["cmdline"] or [])
+    }
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("workflow")
+    before = questdb_pids()
+    result = snakemake(workdir)
+    assert result.returncode == 0, result.stderr[-4000:]
+    return workdir, before
+
+
+def test_the_workflow_writes_summary_validations_and_charts(finished_run):
+    workdir, _ = finished_run
+    summary = pd.read_csv(workdir / "results" / "summary.csv")
+    assert len(summary) == 8
+    assert summary["validated"].all()
+    assert (summary["rows_per_s_median"] > 0).all()
+    validations = list((workdir / "results" / "validation").rglob("*.json"))
+    assert len(validations) == 8
+    assert all(json.loads(p.read_text())["passed"] for p in validations)
+    for chart in ("throughput", "phases", "speedup", "scaling", "parquet_vs_csv", "batch_sweep"):
+        assert (workdir / "results" / "plots" / f"{chart}.png").stat().st_size > 0
+    env = json.loads((workdir / "results" / "environment.json").read_text())
+    assert env["questdb"]["version"].startswith("9.3.4")
+    assert not list((workdir / "results" / "exports").rglob("*.parquet")), "exports are temp()"
+
+
+def test_no_questdb_server_outlives_the_workflow(finished_run):
+    _, before = finished_run
+    assert questdb_pids() <= before
+
+
+def test_charts_after_a_full_run_schedule_no_ingestion(finished_run):
+    workdir, _ = finished_run
+    result = snakemake(workdir, "charts", "-n")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "Nothing to be done" in result.stdout + result.stderr
+    forced = snakemake(workdir, "charts", "-n", "--forcerun", "summarize")
+    scheduled = forced.stdout + forced.stderr
+    assert "chart_throughput" in scheduled and "rule ingest" not in scheduled
+
+
+def test_the_report_builds(finished_run):
+    workdir, _ = finished_run
+    result = snakemake(workdir, "--report", "report.html")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (workdir / "report.html").stat().st_size > 10_000
+
+
+def test_a_failed_ingestion_leaves_no_run_file_and_reruns(finished_run):
+    """Bad input (a truncated dataset) stops its job with one sentence; the fix is a rerun."""
+    workdir, _ = finished_run
+    data = next((workdir / "results" / "data").glob("*.parquet"))
+    good = data.read_bytes()
+    run = next((workdir / "results" / "runs").rglob("pandas-dataframe-parquet-http.json"))
+    try:
+        data.write_bytes(good[: len(good) // 2])
+        # The target first: --forcerun takes every following word as a rule name.
+        result = snakemake(workdir, str(run.relative_to(workdir)), "--forcerun", "ingest")
+        assert result.returncode != 0
+        assert "corrupted or truncated" in result.stderr.split("Logfile")[0]
+        assert "Traceback" not in result.stderr
+        assert not run.exists()
+    finally:
+        data.write_bytes(good)
+    rerun = snakemake(workdir, str(run.relative_to(workdir)))
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    assert json.loads(run.read_text())["rows"] == 2000

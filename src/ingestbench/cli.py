@@ -89,6 +89,87 @@ def run_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_variants_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "variants", help="list the variants a config runs, per dataset (the variant matrix)"
+    )
+    parser.add_argument("--config", default="config.yaml", help="default: %(default)s")
+    parser.set_defaults(func=run_variants)
+    return parser
+
+
+def run_variants(args: argparse.Namespace) -> int:
+    from ingestbench.config import load_config
+    from ingestbench.errors import UserError
+    from ingestbench.tsbs import DatasetParams
+    from ingestbench.variants import variants_by_dataset
+
+    try:
+        config = load_config(args.config)
+    except UserError as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    names = {d["label"]: DatasetParams.from_config(d).name for d in config["datasets"]}
+    for label, variants in variants_by_dataset(config, list(names)).items():
+        print(f"{names[label]} ({label}): {len(variants)} variants")
+        for v in variants:
+            print(f"  {v.name}")
+    return 0
+
+
+def add_ingest_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "ingest",
+        help="run one variant by hand on a fresh QuestDB (or the config's external one)",
+        description=(
+            "Ingest a generated dataset with one variant, R repeats, and write its run file. "
+            "Example: ingestbench ingest pandas-dataframe-parquet-http "
+            "--data results/data/cpu-s4000-e250-seed42.parquet --out run.json"
+        ),
+    )
+    parser.add_argument("variant", help="a variant name, e.g. polars-threads-csv-tcp-w2")
+    parser.add_argument("--data", required=True, help="the dataset file in the variant's format")
+    parser.add_argument("--config", default="config.yaml", help="default: %(default)s")
+    parser.add_argument("--repeats", type=_int, help="override the config's repeats")
+    parser.add_argument("--out", default="run.json", help="run file (default: %(default)s)")
+    parser.set_defaults(func=run_ingest)
+    return parser
+
+
+def run_ingest(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ingestbench.config import load_config
+    from ingestbench.errors import UserError
+    from ingestbench.ingest import ingest_job
+    from ingestbench.variants import parse_variant_name
+
+    try:
+        config = load_config(args.config)
+        if args.repeats:
+            config["repeats"] = args.repeats
+        try:
+            variant = parse_variant_name(args.variant)
+        except ValueError:
+            raise UserError(
+                f"{args.variant!r} is not a variant name; list valid ones with "
+                f"`ingestbench variants`."
+            ) from None
+        data = Path(args.data)
+        manifest = data.with_name(data.name.rsplit(".", 1)[0] + ".manifest.json")
+        if not manifest.is_file():
+            raise UserError(f"{manifest} is missing; write it with `ingestbench generate`.")
+        doc = ingest_job(config, variant, data, manifest, Path(args.out))
+    except UserError as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    for r in doc["repeats"]:
+        rate = doc["rows"] / r["end_to_end"]
+        print(f"repeat {r['repeat']}: {r['end_to_end']:.3f} s end to end, {rate:,.0f} rows/s")
+    print(args.out)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ingestbench",
@@ -97,6 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress (INFO)")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_generate_parser(subparsers)
+    add_variants_parser(subparsers)
+    add_ingest_parser(subparsers)
     return parser
 
 

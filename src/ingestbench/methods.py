@@ -157,8 +157,14 @@ class Method:
     def send(self, sender, frame, job: Job) -> None:
         _dataframe(sender, frame, job)
 
-    def serialize_pass(self, job: Job, state: Any) -> int:
+    def serialize_pass(self, job: Job, state: Any) -> int | None:
         return _serialized_bytes(job, state, self.rows_loop)
+
+    def timed_serialize(self, job: Job, state: Any) -> tuple[int | None, float]:
+        """(ILP bytes, seconds) of the separate serialize pass; (None, 0) without ILP."""
+        t0 = time.perf_counter()
+        nbytes = self.serialize_pass(job, state)
+        return nbytes, (time.perf_counter() - t0) if nbytes is not None else 0.0
 
 
 class Rows(Method):
@@ -238,11 +244,12 @@ def _process_worker(job: Job, offset: int, length: int, barrier, results) -> Non
             sender.flush()
             barrier.wait()  # send
             cpu1 = cpu()
+        t0 = time.perf_counter()
         nbytes = _serialized_bytes(job, frame)
-        results.put(("ok", cpu1 - cpu0, nbytes))
+        results.put(("ok", cpu1 - cpu0, nbytes, time.perf_counter() - t0))
     except BaseException as exc:  # report, and let the others through the barrier
         barrier.abort()
-        results.put(("error", f"{type(exc).__name__}: {exc}", None))
+        results.put(("error", f"{type(exc).__name__}: {exc}", None, None))
 
 
 class Processes(Method):
@@ -278,10 +285,11 @@ class Processes(Method):
         return {
             "worker_cpu_s": sum(o[1] for o in outcomes),
             "ilp_bytes": sum(o[2] for o in outcomes),
+            "serialize_s": max(o[3] for o in outcomes),  # the workers serialize in parallel
         }
 
-    def serialize_pass(self, job: Job, state: Any) -> int:
-        return state["ilp_bytes"]  # the workers serialized their own rows after sending
+    def timed_serialize(self, job: Job, state: Any) -> tuple[int | None, float]:
+        return state["ilp_bytes"], state["serialize_s"]  # done by the workers, after sending
 
 
 class ServerCsv(Method):

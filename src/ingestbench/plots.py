@@ -96,7 +96,7 @@ def _rows_label(rows: Any) -> str:
 
 def _dataset_title(group: pd.DataFrame) -> str:
     """Panel title: the dataset's name (its parameters) and size."""
-    return f"{group['dataset'].iloc[0]} · {_rows_label(group['dataset_rows'].iloc[0])}"
+    return f"{group['dataset'].iloc[0]}\n{_rows_label(group['dataset_rows'].iloc[0])}"
 
 
 def _suptitle(fig: Figure, what: str, df: pd.DataFrame, env: dict[str, Any] | None) -> None:
@@ -164,21 +164,13 @@ def _hbars(
     """Sorted horizontal bars of value, coloured by library, with min–max error bars."""
     data = data.reset_index(drop=True)
     palette = palette or LIBRARY_COLORS
-    sns.barplot(
-        data=data,
-        x=value,
-        y="variant",
-        hue=color_by,
-        palette=palette,
-        dodge=False,
-        order=list(data["variant"]),
-        orient="h",
-        ax=ax,
-        legend=False,
-        errorbar=None,
-        saturation=0.9,
-    )
     y = np.arange(len(data))
+    # Plain barh at fixed positions: seaborn's barplot drops NaN rows (server-side imports have
+    # no MiB/s), which would shift the remaining bars against the variant labels.
+    colors = [palette.get(key, "0.5") for key in data[color_by]]
+    ax.barh(y, data[value].fillna(0).to_numpy(dtype=float), color=colors, height=0.8)
+    ax.set_yticks(y, data["variant"])
+    ax.set_ylim(len(data) - 0.5, -0.5)
     mid = data[value].to_numpy(dtype=float)
     if lo and hi:
         low = np.clip(mid - data[lo].to_numpy(dtype=float), 0, None)

@@ -7,6 +7,7 @@ import threading
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from ingestbench.config import validate_config
@@ -145,3 +146,21 @@ def test_the_server_dying_mid_send_is_one_sentence(questdb_jar, tiny_dataset, tm
             run_variant(job, {"name": "tiny"}, "double", repeats=50)
     assert "\n" not in str(err.value)
     assert "QuestDB" in str(err.value)
+
+
+def test_external_mode_uses_the_running_server_and_starts_none(questdb, tiny_dataset, tmp_path):
+    config = _config(
+        questdb={"mode": "external", "host": questdb.host, "http_port": questdb.http_port,
+                 "ilp_port": questdb.ilp_port, "copy_root": str(questdb.copy_root)},
+        table="t_external",
+    )  # fmt: skip
+    manifest = tiny_dataset["dir"] / f"{tiny_dataset['params'].name}.manifest.json"
+    java_before = {p.pid for p in psutil.process_iter(["name"]) if p.info["name"] == "java"}
+    for name in ("polars-dataframe-csv-tcp", "none-server_parquet-parquet-http"):
+        doc = ingest_job(config, parse_variant_name(name), tiny_dataset[name.split("-")[2]],
+                         manifest, tmp_path / f"{name}.json")  # fmt: skip
+        assert doc["server"]["mode"] == "external"
+        assert all(r["server_cpu_s"] is None for r in doc["repeats"])
+        assert questdb.scalar("SELECT count() FROM t_external") == 2000
+    java_after = {p.pid for p in psutil.process_iter(["name"]) if p.info["name"] == "java"}
+    assert java_after <= java_before

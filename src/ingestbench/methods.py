@@ -13,6 +13,7 @@ import resource
 import shutil
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,9 @@ from .table import TAGS, TIMESTAMP
 from .variants import Variant
 
 log = logging.getLogger(__name__)
+# Each repeat connects fresh senders on purpose (a repeat is a whole ingestion), so the client's
+# hint about a "burst of reconnections" is noise here.
+warnings.filterwarnings("ignore", message=".*burst of reconnections", category=UserWarning)
 PHASES = ("read", "convert", "serialize", "send", "visible")
 CSV_TIMESTAMP_PATTERN = "yyyy-MM-ddTHH:mm:ss.SSSUUUZ"
 

@@ -21,6 +21,7 @@ from typing import Any
 import psutil
 
 from .config import config_hash
+from .files import write_text_atomic
 from .lockfile import locked_versions
 from .server import QuestDB, java_executable
 
@@ -169,11 +170,7 @@ def collect_environment(
 
 
 def write_environment(env: dict[str, Any], path: Path) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(env, indent=2, default=str) + "\n")
-    os.replace(tmp, path)
+    write_text_atomic(path, json.dumps(env, indent=2, default=str) + "\n")
     log.info(
         "wrote %s (QuestDB %s, %d packages)", path, env["questdb"]["version"], len(env["packages"])
     )

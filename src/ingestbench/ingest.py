@@ -7,8 +7,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from .files import write_json_atomic
 from .methods import Job
-from .runner import run_variant, write_json_atomic
+from .runner import run_variant
 from .server import questdb_server
 from .variants import Variant
 
@@ -52,8 +53,8 @@ def ingest_job(
         doc = run_variant(job, dataset, dataset["field_type"], config["repeats"])
         if actual_out:
             aggregates = questdb_aggregates(qdb, table)
-            write_json_atomic({"schema_version": 1, "aggregates": aggregates}, actual_out)
+            write_json_atomic(actual_out, {"schema_version": 1, "aggregates": aggregates})
         if export_out:
             export_table(qdb, table, Path(export_out))
-    write_json_atomic(doc, run_out)  # last: a run file exists only for a finished job
+    write_json_atomic(run_out, doc)  # last: a run file exists only for a finished job
     return doc

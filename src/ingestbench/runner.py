@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
-import os
 import threading
-from pathlib import Path
 from typing import Any
 
 import psutil
@@ -120,14 +117,3 @@ def run_variant(job: Job, dataset: dict[str, Any], field_type: str, repeats: int
         "server": {"mode": "embedded" if job.qdb.pid else "external", "version": job.qdb.version()},
         "repeats": results,
     }
-
-
-def write_json_atomic(doc: Any, path: Path) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-    try:
-        tmp.write_text(json.dumps(doc, indent=2) + "\n")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)

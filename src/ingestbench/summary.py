@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from .errors import UserError
+from .files import write_text_atomic
 
 log = logging.getLogger(__name__)
 
@@ -236,14 +236,6 @@ def read_summary(path: Path) -> pd.DataFrame:
     return df
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def machine_line(env: dict[str, Any] | None) -> str:
     """One sentence describing the machine and software from environment.json."""
     if not env:
@@ -339,7 +331,7 @@ def write_summary(
 ) -> pd.DataFrame:
     df = summarize(run_paths, validation_paths)
     env = json.loads(Path(environment_path).read_text()) if environment_path else None
-    _atomic_write(csv_path, df.to_csv(index=False))
-    _atomic_write(md_path, to_markdown(df, env))
+    write_text_atomic(csv_path, df.to_csv(index=False))
+    write_text_atomic(md_path, to_markdown(df, env))
     log.info("summarized %d runs into %s and %s", len(df), csv_path, md_path)
     return df

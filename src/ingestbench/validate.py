@@ -33,6 +33,7 @@ import duckdb
 import requests
 
 from .errors import UserError
+from .files import write_json_atomic
 from .server import QuestDB, QuestDBError
 from .table import FIELDS, TAGS, TIMESTAMP
 
@@ -110,18 +111,6 @@ def _epoch_us(column: str, sql_type: str) -> str:
 def _is_integer_type(sql_type: str) -> bool:
     t = sql_type.upper()
     return any(k in t for k in ("INT", "LONG", "SHORT", "BYTE")) and "INTERVAL" not in t
-
-
-def atomic_write_json(path: Path, data: Any) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
 
 
 def _load_json(path: Path, what: str) -> dict[str, Any]:
@@ -559,7 +548,7 @@ def write_expected(parquet: Path, output: Path, dataset: str | None = None) -> d
     agg = expected_aggregates(parquet)
     data = {"schema_version": SCHEMA_VERSION, "dataset": dataset or parquet.stem,
             "source": str(parquet), "aggregates": agg}  # fmt: skip
-    atomic_write_json(Path(output), data)
+    write_json_atomic(output, data)
     log.info("wrote %s (%d rows)", output, agg["row_count"])
     return data
 
@@ -606,7 +595,7 @@ def validate_files(
         if on_failure == "fail":
             raise ValidationFailed(failure_message(result, log_path))
         log.warning("%s", failure_message(result, log_path, hint=False))
-    atomic_write_json(Path(output), result)
+    write_json_atomic(output, result)
     status = "passed" if result["passed"] else "FAILED (recorded only: on_failure is report)"
     log.info("validation of %s %s; wrote %s", result["variant"].get("name"), status, output)
     return result

@@ -144,8 +144,9 @@ class Method:
         frame = head(read_frame(job.path, job.variant.library, job.variant.format), job.rows)
         clock.lap("read")
         frame = self.convert(frame)
+        clock.lap("convert")
         with client_errors(job, "connecting"), Sender.from_conf(self.conf(job)) as sender:
-            clock.lap("convert")  # connecting is outside every phase
+            clock.restart()  # connecting is outside every phase
             with client_errors(job, "sending"):
                 self.send(sender, frame, job)
                 sender.flush()
@@ -206,10 +207,11 @@ class Threads(Method):
         clock.lap("read")
         frame = to_pandas(frame)
         parts = [frame.iloc[o : o + n] for o, n in _chunks(len(frame), job.variant.workers)]
+        clock.lap("convert")
         with contextlib.ExitStack() as stack:
             with client_errors(job, "connecting"):
                 senders = [stack.enter_context(Sender.from_conf(job.conf())) for _ in parts]
-            clock.lap("convert")
+            clock.restart()  # connecting is outside every phase
 
             def send(sender, part):
                 with client_errors(job, "sending"):

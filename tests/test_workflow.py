@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,9 +18,21 @@ CONFIG = REPO / "tests" / "data" / "config.test.yaml"
 
 
 def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory",
-           str(workdir), "--configfile", str(CONFIG), "--cores", "2", *args]  # fmt: skip
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    """Run the workflow copy in `workdir` (a copy, so a test may edit its chart code)."""
+    cmd = [sys.executable, "-m", "snakemake", "--configfile", str(CONFIG), "--cores", "2", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=workdir)
+
+
+def copy_workflow(target: Path) -> Path:
+    for name in ("Snakefile", "config.yaml", "requirements.lock"):
+        shutil.copy(REPO / name, target / name)
+    for name in ("rules", "scripts", "schemas", "profiles", "report", "envs", "src"):
+        shutil.copytree(REPO / name, target / name, ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def scheduled_rules(result: subprocess.CompletedProcess) -> set[str]:
+    return set(re.findall(r"^rule (\w+):", result.stdout + result.stderr, re.M))
 
 
 def questdb_pids() -> set[int]:
@@ -31,7 +45,7 @@ def questdb_pids() -> set[int]:
 
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("workflow")
+    workdir = copy_workflow(tmp_path_factory.mktemp("workflow"))
     before = questdb_pids()
     result = snakemake(workdir)
     assert result.returncode == 0, result.stderr[-4000:]
@@ -67,6 +81,21 @@ def test_charts_after_a_full_run_schedule_no_ingestion(finished_run):
     forced = snakemake(workdir, "charts", "-n", "--forcerun", "summarize")
     scheduled = forced.stdout + forced.stderr
     assert "chart_throughput" in scheduled and "rule ingest" not in scheduled
+
+
+def test_a_chart_styling_change_reruns_only_the_chart_rules(finished_run):
+    workdir, _ = finished_run
+    plots = workdir / "src" / "ingestbench" / "plots.py"
+    original = plots.read_text()
+    try:
+        plots.write_text(original + "\n# a styling change\n")
+        result = snakemake(workdir, "-n")
+        assert result.returncode == 0, result.stderr[-2000:]
+        scheduled = scheduled_rules(result)
+        assert "chart_throughput" in scheduled
+        assert all(r.startswith("chart_") or r == "all" for r in scheduled), scheduled
+    finally:
+        plots.write_text(original)
 
 
 def test_the_report_builds(finished_run):

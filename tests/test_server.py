@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -113,16 +114,19 @@ def test_the_server_dies_with_a_killed_job(questdb_jar):
         from pathlib import Path
         from ingestbench.server import embedded_server
         with embedded_server(Path({str(questdb_jar)!r})) as qdb:
-            print(qdb.pid, flush=True)
+            print(qdb.pid, qdb.data_dir, flush=True)
             time.sleep(120)
         """
     )
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    root = None
     try:
-        pid = int(child.stdout.readline())
+        pid, root = child.stdout.readline().split()
         child.kill()
         child.wait(30)
-        assert _gone(pid)
+        assert _gone(int(pid))
     finally:
         child.kill()
         child.wait()
+        if root:  # nobody was left to remove it: the job died without cleanup
+            shutil.rmtree(root, ignore_errors=True)

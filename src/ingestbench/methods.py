@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import multiprocessing as mp
+import queue
 import resource
 import shutil
 import threading
@@ -264,7 +265,7 @@ class Processes(Method):
     def send_pass(self, job: Job, clock: Clock) -> Any:
         ctx = mp.get_context("spawn")  # fork is unsafe with pyarrow/polars thread pools
         ranges = _chunks(job.rows, job.variant.workers)
-        barrier, results = ctx.Barrier(len(ranges) + 1), ctx.Queue()
+        barrier, results = ctx.Barrier(len(ranges) + 1, timeout=600), ctx.Queue()
         procs = [
             ctx.Process(target=_process_worker, args=(job, o, n, barrier, results), daemon=True)
             for o, n in ranges
@@ -279,7 +280,14 @@ class Processes(Method):
                 clock.lap(phase)
         except threading.BrokenBarrierError:
             pass  # a worker failed; its message follows
-        outcomes = [results.get(timeout=600) for _ in procs]
+        try:
+            outcomes = [results.get(timeout=600) for _ in procs]
+        except queue.Empty:  # a worker died without reporting (killed, or crashed natively)
+            codes = [p.exitcode for p in procs]
+            raise SendError(
+                f"{job.variant.name}: a worker process died without a word (exit codes {codes}); "
+                f"check memory and the server log, then rerun this job."
+            ) from None
         for p in procs:
             p.join()
         errors = [o[1] for o in outcomes if o[0] == "error"]

@@ -79,12 +79,11 @@ def test_a_server_that_cannot_start_reports_its_log(tmp_path):
         pass
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_the_server_stops_when_its_job_is_terminated_or_interrupted(questdb_jar, tmp_path, sig):
-    """Snakemake sends SIGTERM to a cancelled job; Ctrl-C sends SIGINT."""
+def _server_in_child_job(questdb_jar) -> tuple[subprocess.Popen, int, str]:
+    """A child Python process (a stand-in for a Snakemake job) holding an embedded server."""
     script = textwrap.dedent(
         f"""
-        import sys, time
+        import time
         from pathlib import Path
         from ingestbench.server import embedded_server
         with embedded_server(Path({str(questdb_jar)!r})) as qdb:
@@ -93,9 +92,15 @@ def test_the_server_stops_when_its_job_is_terminated_or_interrupted(questdb_jar,
         """
     )
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    pid, root = child.stdout.readline().split()
+    return child, int(pid), root
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_the_server_stops_when_its_job_is_terminated_or_interrupted(questdb_jar, tmp_path, sig):
+    """Snakemake sends SIGTERM to a cancelled job; Ctrl-C sends SIGINT."""
+    child, pid, root = _server_in_child_job(questdb_jar)
     try:
-        pid, root = child.stdout.readline().split()
-        pid = int(pid)
         assert psutil.pid_exists(pid)
         os.kill(child.pid, sig)
         child.wait(30)
@@ -108,25 +113,12 @@ def test_the_server_stops_when_its_job_is_terminated_or_interrupted(questdb_jar,
 
 def test_the_server_dies_with_a_killed_job(questdb_jar):
     """Even SIGKILL of the job (no cleanup possible) takes the server down (PR_SET_PDEATHSIG)."""
-    script = textwrap.dedent(
-        f"""
-        import time
-        from pathlib import Path
-        from ingestbench.server import embedded_server
-        with embedded_server(Path({str(questdb_jar)!r})) as qdb:
-            print(qdb.pid, qdb.data_dir, flush=True)
-            time.sleep(120)
-        """
-    )
-    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    root = None
+    child, pid, root = _server_in_child_job(questdb_jar)
     try:
-        pid, root = child.stdout.readline().split()
         child.kill()
         child.wait(30)
-        assert _gone(int(pid))
+        assert _gone(pid)
     finally:
         child.kill()
         child.wait()
-        if root:  # nobody was left to remove it: the job died without cleanup
-            shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(root, ignore_errors=True)  # nobody was left to remove it

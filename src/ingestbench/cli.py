@@ -65,25 +65,22 @@ def add_generate_parser(subparsers: argparse._SubParsersAction) -> argparse.Argu
 
 
 def run_generate(args: argparse.Namespace) -> int:
-    from ingestbench.tsbs import DatasetParams, GeneratorError, generate
-
-    try:
-        entry = {
-            "scale": args.scale,
-            "seed": args.seed,
-            "start": args.start,
-            "interval": args.interval,
-            "field_type": args.field_type,
-            "out_of_order": {"lag": args.out_of_order_lag} if args.out_of_order_lag else None,
-        }
-        entry["rows" if args.rows is not None else "epochs"] = args.rows or args.epochs
-        params = DatasetParams.from_config(entry)
-        formats = ("parquet", "csv") if args.format == "both" else (args.format,)
-        generate(params, args.out, formats=formats, progress=not args.no_progress)
-    except GeneratorError as exc:
-        print(f"ERROR: {exc}", file=sys.stderr)
-        return EXIT_USER_ERROR
     from pathlib import Path
+
+    from ingestbench.tsbs import DatasetParams, generate
+
+    entry = {
+        "scale": args.scale,
+        "seed": args.seed,
+        "start": args.start,
+        "interval": args.interval,
+        "field_type": args.field_type,
+        "out_of_order": {"lag": args.out_of_order_lag} if args.out_of_order_lag else None,
+    }
+    entry["rows" if args.rows is not None else "epochs"] = args.rows or args.epochs
+    params = DatasetParams.from_config(entry)
+    formats = ("parquet", "csv") if args.format == "both" else (args.format,)
+    generate(params, args.out, formats=formats, progress=not args.no_progress)
 
     print(Path(args.out) / f"{params.name}.manifest.json")
     return 0
@@ -100,15 +97,10 @@ def add_variants_parser(subparsers: argparse._SubParsersAction) -> argparse.Argu
 
 def run_variants(args: argparse.Namespace) -> int:
     from ingestbench.config import load_config
-    from ingestbench.errors import UserError
     from ingestbench.tsbs import DatasetParams
     from ingestbench.variants import variants_by_dataset
 
-    try:
-        config = load_config(args.config)
-    except UserError as exc:
-        print(f"ERROR: {exc}", file=sys.stderr)
-        return EXIT_USER_ERROR
+    config = load_config(args.config)
     names = {d["label"]: DatasetParams.from_config(d).name for d in config["datasets"]}
     for label, variants in variants_by_dataset(config, list(names)).items():
         print(f"{names[label]} ({label}): {len(variants)} variants")
@@ -144,25 +136,20 @@ def run_ingest(args: argparse.Namespace) -> int:
     from ingestbench.ingest import ingest_job
     from ingestbench.variants import parse_variant_name
 
+    config = load_config(args.config)
+    if args.repeats:
+        config["repeats"] = args.repeats
     try:
-        config = load_config(args.config)
-        if args.repeats:
-            config["repeats"] = args.repeats
-        try:
-            variant = parse_variant_name(args.variant)
-        except ValueError:
-            raise UserError(
-                f"{args.variant!r} is not a variant name; list valid ones with "
-                f"`ingestbench variants`."
-            ) from None
-        data = Path(args.data)
-        manifest = data.with_name(data.name.rsplit(".", 1)[0] + ".manifest.json")
-        if not manifest.is_file():
-            raise UserError(f"{manifest} is missing; write it with `ingestbench generate`.")
-        doc = ingest_job(config, variant, data, manifest, Path(args.out))
-    except UserError as exc:
-        print(f"ERROR: {exc}", file=sys.stderr)
-        return EXIT_USER_ERROR
+        variant = parse_variant_name(args.variant)
+    except ValueError:
+        raise UserError(
+            f"{args.variant!r} is not a variant name; list valid ones with `ingestbench variants`."
+        ) from None
+    data = Path(args.data)
+    manifest = data.with_name(data.name.rsplit(".", 1)[0] + ".manifest.json")
+    if not manifest.is_file():
+        raise UserError(f"{manifest} is missing; write it with `ingestbench generate`.")
+    doc = ingest_job(config, variant, data, manifest, Path(args.out))
     for r in doc["repeats"]:
         rate = doc["rows"] / r["end_to_end"]
         print(f"repeat {r['repeat']}: {r['end_to_end']:.3f} s end to end, {rate:,.0f} rows/s")
@@ -190,7 +177,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-    return args.func(args)
+    from ingestbench.errors import UserError
+
+    try:
+        return args.func(args)
+    except UserError as exc:  # one sentence naming the cause and the fix, no traceback
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return EXIT_USER_ERROR
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ what the separate, untimed-by-end-to-end `serialize_pass` needs; see DESIGN "Tim
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import multiprocessing as mp
 import queue
@@ -97,6 +98,11 @@ def client_errors(job: Job, doing: str):
         ) from None
 
 
+def _read_whole(job: Job):
+    """The whole file (or the capped prefix of the `rows` method) in the variant's library."""
+    return head(read_frame(job.path, job.variant.library, job.variant.format), job.rows)
+
+
 def _dataframe(target, frame, job: Job) -> None:
     target.dataframe(frame, table_name=job.table, symbols=list(TAGS), at=TIMESTAMP)
 
@@ -142,7 +148,7 @@ class Method:
     rows_loop = False
 
     def send_pass(self, job: Job, clock: Clock) -> Any:
-        frame = head(read_frame(job.path, job.variant.library, job.variant.format), job.rows)
+        frame = _read_whole(job)
         clock.lap("read")
         frame = self.convert(frame)
         clock.lap("convert")
@@ -204,7 +210,7 @@ class Threads(Method):
     """N threads, one sender each, over contiguous row chunks (serialization releases the GIL)."""
 
     def send_pass(self, job: Job, clock: Clock) -> Any:
-        frame = head(read_frame(job.path, job.variant.library, job.variant.format), job.rows)
+        frame = _read_whole(job)
         clock.lap("read")
         frame = to_pandas(frame)
         parts = [frame.iloc[o : o + n] for o, n in _chunks(len(frame), job.variant.workers)]
@@ -320,7 +326,7 @@ class ServerCsv(Method):
                 r = requests.post(
                     f"{job.qdb.url}/imp",
                     params=params,
-                    files={"schema": (None, _json(schema)), "data": (job.path.name, fh)},
+                    files={"schema": (None, json.dumps(schema)), "data": (job.path.name, fh)},
                     timeout=3600,
                 )
         except requests.RequestException as exc:
@@ -364,12 +370,6 @@ class ServerParquet(Method):
 
     def serialize_pass(self, job: Job, state: Any) -> None:
         return None
-
-
-def _json(obj: Any) -> str:
-    import json
-
-    return json.dumps(obj)
 
 
 METHODS: dict[str, type[Method]] = {

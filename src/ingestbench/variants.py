@@ -56,9 +56,13 @@ def make_variant(
         if fmt != wanted:
             return None
         return Variant("none", method, fmt, "http")
-    if library not in LIBRARIES or method not in CLIENT_METHODS or fmt not in FORMATS:
-        return None
-    if transport not in TRANSPORTS:
+    known = (
+        library in LIBRARIES,
+        method in CLIENT_METHODS,
+        fmt in FORMATS,
+        transport in TRANSPORTS,
+    )
+    if not all(known):
         return None
     return Variant(
         library,

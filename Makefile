@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 CORES ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install run test lint format charts report lock bench-generate clean
+.PHONY: install run test lint format charts report lock bench-generate bench-ceiling clean
 
 install: $(STAMP)
 
@@ -54,6 +54,10 @@ lock: install
 ## Generator speed and memory (issue 3 targets): 1M and 10M rows, Parquet and CSV.
 bench-generate: install
 	$(BIN)/python benchmarks/bench_generate.py --rows 1000000 10000000 --formats parquet csv --repeats 3
+
+## The rows loop, dataframe() and the server's ILP ceiling in one run (issue 4's 25x target).
+bench-ceiling: install
+	$(BIN)/python benchmarks/bench_ceiling.py --repeats 3
 
 clean:
 	rm -rf results .snakemake report.html

@@ -151,6 +151,8 @@ def test_duplicated_row(questdb, base_table, source, expected, tmp_path):
     result = _validate(questdb, t, source, expected, tmp_path)
     assert {"row_count", "rows_per_host", "row_level"} <= _failed(result)
     assert result["differing_rows"] == {"missing": 0, "unexpected": 1}
+    (extra,) = result["first_differences"]["unexpected_in_questdb"]  # the row, reported once
+    assert (extra["hostname"], extra["timestamp"]) == (HOST, TS)
 
 
 def test_changed_field_value(questdb, base_table, source, expected, tmp_path):

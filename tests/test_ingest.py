@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import re
 import threading
 import time
 from pathlib import Path
@@ -10,6 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from ingestbench import runner
 from ingestbench.config import validate_config
 from ingestbench.errors import UserError
 from ingestbench.ingest import ingest_job
@@ -78,6 +81,19 @@ def _config(**over):
 def _outputs(tmp_path: Path) -> dict[str, Path]:
     return {"run_out": tmp_path / "run.json", "actual_out": tmp_path / "actual.json",
             "export_out": tmp_path / "export.parquet"}  # fmt: skip
+
+
+def test_a_running_repeat_reports_its_phase(questdb, tiny_dataset, monkeypatch, caplog):
+    monkeypatch.setattr(runner, "HEARTBEAT_S", 0.005)  # every repeat is "long" here
+    job = _job(questdb, tiny_dataset, "pandas-rows-parquet-http", "t_heartbeat")
+    with caplog.at_level(logging.INFO, logger="ingestbench.runner"):
+        run_variant(job, {"name": "tiny"}, "double", repeats=1)
+    beats = [r.getMessage() for r in caplog.records if "so far" in r.getMessage()]
+    assert beats and all(
+        re.fullmatch(r"pandas-rows-parquet-http repeat 0: \d+ s so far, "
+                     r"(read|convert|send|visible|serialize \(the separate pass\))", b)
+        for b in beats
+    ), beats  # fmt: skip
 
 
 def test_ingest_job_writes_run_actual_and_export(questdb_jar, tiny_dataset, tmp_path):

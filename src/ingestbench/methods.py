@@ -63,6 +63,7 @@ class Clock:
     """Laps of perf_counter() attributed to phases."""
 
     phases: dict[str, float] = field(default_factory=lambda: dict.fromkeys(PHASES, 0.0))
+    current: str = "read"  # the phase under way, for progress reports
     _t: float = field(default_factory=time.perf_counter)
 
     def restart(self) -> None:
@@ -72,6 +73,10 @@ class Clock:
         now = time.perf_counter()
         self.phases[phase] += now - self._t
         self._t = now
+        self.current = _NEXT_PHASE.get(phase, phase)
+
+
+_NEXT_PHASE = {"read": "convert", "convert": "send", "send": "visible"}
 
 
 _CONNECTION_ERRORS = {"CouldNotResolveAddr", "SocketError", "ConnectTimeout", "HandshakeError"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from typing import Any
 
 import psutil
@@ -15,6 +16,7 @@ from .table import recreate_table, wait_visible
 
 log = logging.getLogger(__name__)
 SCHEMA_VERSION = 1
+HEARTBEAT_S = 10.0
 
 
 class PeakRss:
@@ -48,26 +50,59 @@ class PeakRss:
         self._sample()
 
 
+class Heartbeat:
+    """Every `interval_s` while a repeat runs, say how long it has run and in which phase.
+
+    Long repeats (the rows loop, small batches, big datasets) then show they are alive in the
+    job's log (and on the progress bar); a sleeping thread costs the timed code nothing.
+    """
+
+    def __init__(self, label: str, clock: Clock, bar=None, interval_s: float | None = None):
+        self.label, self.clock, self.bar = label, clock, bar
+        self.interval_s = interval_s or HEARTBEAT_S
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        start = time.perf_counter()
+        while not self._stop.wait(self.interval_s):
+            elapsed = time.perf_counter() - start
+            log.info("%s: %.0f s so far, %s", self.label, elapsed, self.clock.current)
+            if self.bar is not None:
+                self.bar.set_postfix(phase=self.clock.current, s=f"{elapsed:.0f}")
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 def _client_cpu() -> float:
     t = psutil.Process().cpu_times()
     return t.user + t.system
 
 
-def run_repeat(job: Job, field_type: str, index: int) -> dict[str, Any]:
+def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any]:
     """One timed ingestion into a freshly created table."""
     method = METHODS[job.variant.method]()
     recreate_table(job.qdb, job.table, field_type)
     server_cpu0, cpu0 = job.qdb.cpu_seconds(), _client_cpu()
     clock = Clock()
-    with PeakRss() as rss:
-        clock.restart()
-        state = method.send_pass(job, clock)
-        wait_visible(job.qdb, job.table, job.rows)
-        clock.lap("visible")
-    cpu1, server_cpu1 = _client_cpu(), job.qdb.cpu_seconds()
+    with Heartbeat(f"{job.variant.name} repeat {index}", clock, bar):
+        with PeakRss() as rss:
+            clock.restart()
+            state = method.send_pass(job, clock)
+            wait_visible(job.qdb, job.table, job.rows)
+            clock.lap("visible")
+        cpu1, server_cpu1 = _client_cpu(), job.qdb.cpu_seconds()
+        # The serialize pass runs apart, after the phases of end_to_end (DESIGN, timing
+        # boundaries), so client CPU and peak RSS exclude it.
+        clock.current = "serialize (the separate pass)"
+        ilp_bytes, clock.phases["serialize"] = method.timed_serialize(job, state)
     client_cpu = cpu1 - cpu0 + (state.get("worker_cpu_s", 0.0) if isinstance(state, dict) else 0)
-    # The serialize pass runs apart, after the phases of end_to_end (DESIGN, timing boundaries).
-    ilp_bytes, clock.phases["serialize"] = method.timed_serialize(job, state)
     phases = {p: round(clock.phases[p], 6) for p in PHASES}
     end_to_end = sum(phases[p] for p in ("read", "convert", "send", "visible"))
     return {
@@ -99,7 +134,7 @@ def run_variant(job: Job, dataset: dict[str, Any], field_type: str, repeats: int
     results = []
     bar = tqdm(range(repeats), desc=job.variant.name, unit="repeat", disable=None)
     for i in bar:
-        result = run_repeat(job, field_type, i)
+        result = run_repeat(job, field_type, i, bar)
         results.append(result)
         log.info("repeat %d: %s, end_to_end %.3f s (%.0f rows/s)", i, result["phases"],
                  result["end_to_end"], job.rows / result["end_to_end"])  # fmt: skip

@@ -30,7 +30,7 @@ from questdb import Sender
 
 from ingestbench.config import load_config
 from ingestbench.jar import resolve_jar
-from ingestbench.methods import Job, _dataframe, _read_whole
+from ingestbench.methods import Job, dataframe_into, read_whole
 from ingestbench.runner import import_libraries, run_repeat
 from ingestbench.server import QuestDB, embedded_server
 from ingestbench.table import recreate_table, wait_visible
@@ -52,12 +52,12 @@ def workflow_send_rate(qdb: QuestDB, path: Path, method: str, rows: int) -> tupl
 def serialized_buffers(qdb: QuestDB, path: Path, transport: str, rows: int) -> list:
     """The file's rows as ILP buffers of AUTO_FLUSH_ROWS rows each."""
     job = Job(qdb, TABLE, Variant("pandas", "dataframe", "parquet", transport), path, rows)
-    frame = _read_whole(job)
+    frame = read_whole(job)
     with Sender.from_conf(job.conf()) as sender:
         buffers = []
         for start in range(0, len(frame), AUTO_FLUSH_ROWS):
             buf = sender.new_buffer()
-            _dataframe(buf, frame.iloc[start : start + AUTO_FLUSH_ROWS], job)
+            dataframe_into(buf, frame.iloc[start : start + AUTO_FLUSH_ROWS], job)
             buffers.append(buf)
     return buffers
 

@@ -103,12 +103,12 @@ def client_errors(job: Job, doing: str):
         ) from None
 
 
-def _read_whole(job: Job):
+def read_whole(job: Job):
     """The whole file (or the capped prefix of the `rows` method) in the variant's library."""
     return head(read_frame(job.path, job.variant.library, job.variant.format), job.rows)
 
 
-def _dataframe(target, frame, job: Job) -> None:
+def dataframe_into(target, frame, job: Job) -> None:
     target.dataframe(frame, table_name=job.table, symbols=list(TAGS), at=TIMESTAMP)
 
 
@@ -124,7 +124,7 @@ def _serialized_bytes(job: Job, frame, rows_loop: bool = False) -> int:
         if rows_loop:
             _rows_into(buf, frame, job)
         else:
-            _dataframe(buf, frame, job)
+            dataframe_into(buf, frame, job)
         return len(buf)
 
 
@@ -153,7 +153,7 @@ class Method:
     rows_loop = False
 
     def send_pass(self, job: Job, clock: Clock) -> Any:
-        frame = _read_whole(job)
+        frame = read_whole(job)
         clock.lap("read")
         frame = self.convert(frame)
         clock.lap("convert")
@@ -172,7 +172,7 @@ class Method:
         return job.conf()
 
     def send(self, sender, frame, job: Job) -> None:
-        _dataframe(sender, frame, job)
+        dataframe_into(sender, frame, job)
 
     def serialize_pass(self, job: Job, state: Any) -> int | None:
         return _serialized_bytes(job, state, self.rows_loop)
@@ -207,7 +207,7 @@ class Batches(Method):
     def send(self, sender, frame, job: Job) -> None:
         k = job.variant.batch_rows
         for start in range(0, len(frame), k):
-            _dataframe(sender, frame.iloc[start : start + k], job)
+            dataframe_into(sender, frame.iloc[start : start + k], job)
             sender.flush()
 
 
@@ -215,7 +215,7 @@ class Threads(Method):
     """N threads, one sender each, over contiguous row chunks (serialization releases the GIL)."""
 
     def send_pass(self, job: Job, clock: Clock) -> Any:
-        frame = _read_whole(job)
+        frame = read_whole(job)
         clock.lap("read")
         frame = to_pandas(frame)
         parts = [frame.iloc[o : o + n] for o, n in _chunks(len(frame), job.variant.workers)]
@@ -227,7 +227,7 @@ class Threads(Method):
 
             def send(sender, part):
                 with client_errors(job, "sending"):
-                    _dataframe(sender, part, job)
+                    dataframe_into(sender, part, job)
                     sender.flush()
 
             with ThreadPoolExecutor(len(parts)) as pool:
@@ -258,7 +258,7 @@ def _process_worker(job: Job, offset: int, length: int, barrier, results) -> Non
             barrier.wait()  # read
             frame = to_pandas(frame)
             barrier.wait()  # convert
-            _dataframe(sender, frame, job)
+            dataframe_into(sender, frame, job)
             sender.flush()
             barrier.wait()  # send
             cpu1 = cpu()

@@ -1,0 +1,39 @@
+"""The benchmark commands the README names run and print their tables (on tiny inputs)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def bench(script: str, *args: str) -> str:
+    cmd = [sys.executable, str(REPO / "benchmarks" / script), *args]
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
+
+
+def test_bench_generate_prints_a_row_per_size_and_format():
+    out = bench("bench_generate.py", "--rows", "2000", "--formats", "parquet", "csv",
+                "--scale", "40", "--repeats", "1")  # fmt: skip
+    rows = [line for line in out.splitlines() if re.match(r"\|\s+2,000 \|", line)]
+    assert [r.split("|")[2].strip() for r in rows] == ["parquet", "csv"]
+
+
+def test_bench_ceiling_measures_every_case_against_a_real_server():
+    out = bench("bench_ceiling.py", "--scale", "40", "--epochs", "50", "--loop-rows", "500",
+                "--repeats", "1")  # fmt: skip
+    rates = dict(re.findall(r"^(.+?)\s{2,}([\d,]+)\s+[\d.]+x", out, re.MULTILINE))
+    assert set(rates) == {
+        "rows loop (itertuples + row()), HTTP",
+        "dataframe(), HTTP",
+        "ceiling: pre-serialized, HTTP x1",
+        "ceiling: pre-serialized, HTTP x2",
+        "ceiling: pre-serialized, TCP x1",
+    }
+    assert all(int(rate.replace(",", "")) > 0 for rate in rates.values())
+    assert "the 25x target needs dataframe() at" in out

@@ -12,9 +12,9 @@ phase, medians of the repeats, interleaved):
   flushed: what a client that spends no time at all serializing would reach here, over HTTP with
   one and two connections and over TCP with one.
 
-It prints each rate, its ratio to the rows loop and the server's CPU seconds per 1M rows (send
-and WAL apply; an idle server's threads also spin, which inflates slow cases), so the ratio the
-25x target needs can be held against what the server allows on this machine.
+It prints each rate, its ratio to the rows loop and the server's CPU seconds per 1M rows (over
+send and WAL apply; it grows with the time a case takes, not only with its rows, so slow cases
+show more), so the ratio the 25x target needs can be held against what the server allows here.
 
     .venv/bin/python benchmarks/bench_ceiling.py            # or: make bench-ceiling
 """

@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 CORES ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install run test lint format charts report lock bench-generate bench-ceiling clean
+.PHONY: install run test lint format charts report lock bench-generate bench-ceiling bench-libraries clean
 
 install: $(STAMP)
 
@@ -59,5 +59,13 @@ bench-generate: install
 bench-ceiling: install
 	$(BIN)/python benchmarks/bench_ceiling.py --repeats 3
 
+## pandas against polars dataframe(), Parquet and CSV, interleaved on one server (issue 4's 15%).
+bench-libraries: install
+	$(BIN)/python benchmarks/bench_compare.py --repeats 7 \
+		pandas-dataframe-parquet-http polars-dataframe-parquet-http \
+		pandas-dataframe-csv-http polars-dataframe-csv-http
+
+## Remove what a run made; results/full/ (the committed full-run figures) stays.
 clean:
-	rm -rf results .snakemake report.html
+	test ! -d results || find results -mindepth 1 -maxdepth 1 ! -name full -exec rm -rf {} +
+	rm -rf .snakemake report.html

@@ -23,36 +23,35 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from _bench import TABLE, dataset_and_server
 from questdb import Sender
 
-from ingestbench.config import load_config
 from ingestbench.methods import Job, dataframe_into, read_whole
-from ingestbench.runner import import_libraries, run_repeat
-from ingestbench.server import QuestDB, questdb_server
+from ingestbench.runner import run_repeat
+from ingestbench.server import QuestDB
 from ingestbench.table import recreate_table, wait_visible
-from ingestbench.tsbs import DatasetParams, generate
 from ingestbench.variants import Variant
 
-REPO = Path(__file__).resolve().parents[1]
 AUTO_FLUSH_ROWS = 75_000  # the client's HTTP default, so the ceiling sends the same requests
-TABLE = "cpu"
 
 
-def workflow_send_rate(qdb: QuestDB, path: Path, method: str, rows: int) -> tuple[float, float]:
+def workflow_send_rate(
+    qdb: QuestDB, path: Path, method: str, rows: int, version: int
+) -> tuple[float, float]:
     """(rows/s of the send phase, server CPU-s per 1M rows) of one repeat of a workflow method."""
-    job = Job(qdb, TABLE, Variant("pandas", method, "parquet", "http"), path, rows)
+    job = Job(qdb, TABLE, Variant("pandas", method, "parquet", "http"), path, rows, version)
     result = run_repeat(job, "double", 1)  # send, then wait until visible; server CPU spans both
     return rows / result["phases"]["send"], (result["server_cpu_s"] or 0.0) * 1e6 / rows
 
 
-def serialized_buffers(qdb: QuestDB, path: Path, transport: str, rows: int) -> list:
+def serialized_buffers(qdb: QuestDB, path: Path, transport: str, rows: int, version: int) -> list:
     """The file's rows as ILP buffers of AUTO_FLUSH_ROWS rows each."""
-    job = Job(qdb, TABLE, Variant("pandas", "dataframe", "parquet", transport), path, rows)
+    variant = Variant("pandas", "dataframe", "parquet", transport)
+    job = Job(qdb, TABLE, variant, path, rows, version)
     frame = read_whole(job)
     with Sender.from_conf(job.conf()) as sender:
         buffers = []
@@ -64,11 +63,11 @@ def serialized_buffers(qdb: QuestDB, path: Path, transport: str, rows: int) -> l
 
 
 def ceiling_rate(
-    qdb: QuestDB, buffers: list, rows: int, transport: str, connections: int
+    qdb: QuestDB, buffers: list, rows: int, transport: str, connections: int, version: int
 ) -> tuple[float, float]:
     """(rows/s, server CPU-s per 1M rows) of flushing pre-serialized buffers over N senders."""
     recreate_table(qdb, TABLE)
-    conf = qdb.ilp_conf(transport, 2, auto_flush="off")
+    conf = qdb.ilp_conf(transport, version, auto_flush="off")
     shares = [buffers[i::connections] for i in range(connections)]
     senders = [Sender.from_conf(conf) for _ in shares]
     for sender in senders:
@@ -99,31 +98,26 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
 
-    config = load_config(REPO / "config.yaml")
-    import_libraries("pandas")
-    with tempfile.TemporaryDirectory(prefix="bench-ceiling-") as tmp:
-        params = DatasetParams(scale=args.scale, epochs=args.epochs, seed=42)
-        generate(params, tmp, formats=("parquet",), progress=False)
-        path = Path(tmp) / f"{params.name}.parquet"
-        with questdb_server(config["questdb"]) as qdb:  # the workflow's server settings
-            cases = {
-                "rows loop (itertuples + row()), HTTP": lambda: workflow_send_rate(
-                    qdb, path, "rows", min(args.loop_rows, params.rows)
-                ),
-                "dataframe(), HTTP": lambda: workflow_send_rate(
-                    qdb, path, "dataframe", params.rows
-                ),
-            }
-            for transport, connections in (("http", 1), ("http", 2), ("tcp", 1)):
-                buffers = serialized_buffers(qdb, path, transport, params.rows)
-                name = f"ceiling: pre-serialized, {transport.upper()} x{connections}"
-                cases[name] = lambda b=buffers, t=transport, c=connections: ceiling_rate(
-                    qdb, b, params.rows, t, c
-                )
-            figures: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
-            for _ in range(args.repeats):  # interleaved, so drift on a noisy machine hits all
-                for name, case in cases.items():
-                    figures[name].append(case())
+    with dataset_and_server(args.scale, args.epochs) as (params, paths, qdb, config):
+        path, version = paths["parquet"], config["ilp_protocol_version"]
+        cases = {
+            "rows loop (itertuples + row()), HTTP": lambda: workflow_send_rate(
+                qdb, path, "rows", min(args.loop_rows, params.rows), version
+            ),
+            "dataframe(), HTTP": lambda: workflow_send_rate(
+                qdb, path, "dataframe", params.rows, version
+            ),
+        }
+        for transport, connections in (("http", 1), ("http", 2), ("tcp", 1)):
+            buffers = serialized_buffers(qdb, path, transport, params.rows, version)
+            name = f"ceiling: pre-serialized, {transport.upper()} x{connections}"
+            cases[name] = lambda b=buffers, t=transport, c=connections: ceiling_rate(
+                qdb, b, params.rows, t, c, version
+            )
+        figures: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+        for _ in range(args.repeats):  # interleaved, so drift on a noisy machine hits all
+            for name, case in cases.items():
+                figures[name].append(case())
     loop = statistics.median(rate for rate, _ in figures[next(iter(figures))])
     print(f"\n{params.rows:,} rows (rows loop: {args.loop_rows:,}), medians of {args.repeats}")
     print(f"{'send':<42} {'rows/s':>10} {'x rows loop':>12} {'server CPU-s/1M rows':>21}")

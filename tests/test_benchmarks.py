@@ -37,3 +37,19 @@ def test_bench_ceiling_measures_every_case_against_a_real_server():
     }
     assert all(int(rate.replace(",", "")) > 0 for rate in rates.values())
     assert "the 25x target needs dataframe() at" in out
+
+
+def test_bench_compare_runs_the_named_variants_interleaved():
+    out = bench("bench_compare.py", "pandas-dataframe-csv-http", "polars-rows-parquet-tcp",
+                "--scale", "40", "--epochs", "50", "--repeats", "2")  # fmt: skip
+    rows = re.findall(r"^(\S+-\S+)\s+([\d.]+)\s+([\d.]+)", out, re.MULTILINE)
+    assert [(name, ratio) for name, _, ratio in rows][0] == ("pandas-dataframe-csv-http", "1.00")
+    assert [name for name, *_ in rows] == ["pandas-dataframe-csv-http", "polars-rows-parquet-tcp"]
+
+
+def test_bench_compare_refuses_a_bad_variant_name():
+    script = str(REPO / "benchmarks" / "bench_compare.py")
+    result = subprocess.run([sys.executable, script, "pandas-teleport-csv-http"],
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert result.returncode == 2
+    assert "not a valid variant name: 'pandas-teleport-csv-http'" in result.stderr

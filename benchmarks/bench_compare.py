@@ -1,0 +1,67 @@
+"""Compare a few workflow variants fairly on a noisy machine: interleaved repeats on one server.
+
+The workflow runs each variant as its own job, minutes apart, so on a shared machine a 15 %
+difference between two variants can be drift. This runs the named variants round-robin (variant
+A, B, C, then A, B, C again ...) against one QuestDB, with the workflow's own methods and timing
+boundaries, and prints medians of end to end and of the send phase, each as a ratio to the first
+variant. Issue 4's polars-vs-pandas target is measured this way (`make bench-libraries`):
+
+    .venv/bin/python benchmarks/bench_compare.py pandas-dataframe-parquet-http \\
+        polars-dataframe-parquet-http --repeats 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+
+from _bench import TABLE, dataset_and_server
+
+from ingestbench.ingest import rows_to_ingest
+from ingestbench.methods import Job
+from ingestbench.runner import run_repeat
+from ingestbench.variants import parse_variant_name
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("variants", nargs="+", help="variant names, e.g. polars-dataframe-csv-http")
+    parser.add_argument("--scale", type=int, default=4000)
+    parser.add_argument("--epochs", type=int, default=250)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    try:
+        variants = [parse_variant_name(name) for name in args.variants]
+    except ValueError as exc:
+        parser.error(f"{exc}; `ingestbench variants` lists valid names")
+
+    formats = tuple(sorted({v.format for v in variants}))
+    with dataset_and_server(args.scale, args.epochs, formats) as (params, paths, qdb, config):
+        jobs = [
+            Job(qdb, TABLE, v, paths[v.format], rows_to_ingest(v, params.rows, config["rows_cap"]),
+                config["ilp_protocol_version"])
+            for v in variants
+        ]  # fmt: skip
+        results: dict[str, list[dict]] = {v.name: [] for v in variants}
+        for i in range(args.repeats):  # round-robin, so drift hits every variant alike
+            for job in jobs:
+                results[job.variant.name].append(run_repeat(job, "double", i))
+
+    def medians(job: Job) -> tuple[float, float]:
+        runs = results[job.variant.name]
+        end_to_end = statistics.median(r["end_to_end"] for r in runs)
+        send_rate = statistics.median(job.rows / r["phases"]["send"] for r in runs)
+        return end_to_end, send_rate
+
+    base_e2e, base_send = medians(jobs[0])
+    print(f"\n{params.rows:,} rows, medians of {args.repeats} interleaved repeats (cold included)")
+    header = f"{'variant':<38} {'end to end s':>12} {'ratio':>6} {'rows/s':>9} {'send rows/s':>11}"
+    print(f"{header} {'ratio':>6}")
+    for job in jobs:
+        e2e, send = medians(job)
+        print(f"{job.variant.name:<38} {e2e:>12.3f} {e2e / base_e2e:>6.2f} "
+              f"{job.rows / e2e:>9,.0f} {send:>11,.0f} {send / base_send:>6.2f}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

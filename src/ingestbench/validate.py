@@ -405,7 +405,7 @@ def row_level_comparison(
     """`EXCEPT ALL` both ways between the source rows (or their prefix) and the export.
 
     The multisets compared are of 64-bit hashes of the normalised rows (one pass over each file,
-    10x faster than `EXCEPT ALL` over 21 columns); the rows behind differing hashes are then read
+    about 20x faster than `EXCEPT ALL` over 21 columns); the rows behind differing hashes are read
     back to report them. Two different rows would have to collide for a difference to hide:
     odds of about n^2 / 2^65, 3e-8 for 1M rows.
     """

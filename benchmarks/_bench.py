@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ingestbench.config import load_config
-from ingestbench.runner import import_libraries
+from ingestbench.readers import import_libraries
 from ingestbench.server import QuestDB, questdb_server
 from ingestbench.tsbs import DatasetParams, generate
 

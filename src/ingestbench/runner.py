@@ -12,6 +12,7 @@ import psutil
 from tqdm import tqdm
 
 from .methods import METHODS, PHASES, Clock, Job
+from .readers import import_libraries
 from .table import recreate_table, wait_visible
 
 log = logging.getLogger(__name__)
@@ -115,17 +116,6 @@ def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any
         "peak_rss_bytes": rss.peak,
         "ilp_bytes": ilp_bytes,
     }
-
-
-def import_libraries(library: str) -> None:
-    """Import the dataframe libraries before the clock runs: their import (about a second on a
-    small machine) is start-up cost, not part of reading a file, even in the cold repeat."""
-    import pandas  # noqa: F401
-    import pyarrow.csv  # noqa: F401
-    import pyarrow.parquet  # noqa: F401
-
-    if library == "polars":
-        import polars  # noqa: F401
 
 
 def run_variant(job: Job, dataset: dict[str, Any], field_type: str, repeats: int) -> dict:

@@ -3,6 +3,7 @@
 
 from pathlib import Path
 
+from ingestbench.charts import chart_paths
 from ingestbench.jar import default_cache_dir
 from ingestbench.tsbs import DatasetParams
 from ingestbench.variants import parse_variant_name, variants_by_dataset
@@ -49,7 +50,4 @@ def questdb_jar():
 
 
 def charts_files():
-    # CHARTS is defined in report.smk, which is included after this file.
-    return [
-        f"results/plots/{chart}.{ext}" for chart in CHARTS for ext in ("png", "svg")
-    ]
+    return chart_paths("results/plots")

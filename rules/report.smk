@@ -1,24 +1,19 @@
 # Results people read: the recorded environment, the summary table, the charts and the report.
 # Chart rules read only results/summary.csv and environment.json (never a run file), so
 # `snakemake charts` redraws everything from existing runs, and a styling change in
-# src/ingestbench/plots.py (an input of the chart rules) reruns the chart rules and nothing else.
+# the drawing code (an input of the chart rules) reruns the chart rules and nothing else.
 
 import os
 
+from ingestbench.charts import CHARTS  # the chart list (light: no matplotlib at parse time)
 from ingestbench.config import config_hash
 
 REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(workflow.snakefile)))
-
-# Keep in step with ingestbench.plots.CHARTS (tests/test_plots.py checks it); not imported here
-# so that parsing the workflow does not load matplotlib.
-CHARTS = {
-    "throughput": "Throughput",
-    "phases": "Phases",
-    "speedup": "Speedup",
-    "scaling": "Scaling",
-    "parquet_vs_csv": "Parquet vs CSV",
-    "batch_sweep": "Batch size",
-}
+# What a chart's drawing depends on: a change here redraws the charts.
+CHART_CODE = [
+    os.path.join(REPO_DIR, "src/ingestbench", name)
+    for name in ("plots.py", "plot_style.py", "chart_data.py", "charts.py")
+]
 
 
 report: "../report/workflow.rst"
@@ -55,7 +50,10 @@ rule summarize:
         runs=run_files(),
         validations=validation_files(),
         environment="results/environment.json",
-        code=os.path.join(REPO_DIR, "src/ingestbench/summary.py"),
+        code=[
+            os.path.join(REPO_DIR, "src/ingestbench", name)
+            for name in ("summary.py", "records.py")
+        ],
     output:
         csv=report(
             "results/summary.csv",
@@ -79,7 +77,7 @@ for _chart, _title in CHARTS.items():
         input:
             summary="results/summary.csv",
             environment="results/environment.json",
-            style=os.path.join(REPO_DIR, "src/ingestbench/plots.py"),
+            code=CHART_CODE,
         output:
             png=report(
                 f"results/plots/{_chart}.png",

@@ -4,23 +4,27 @@ from pathlib import Path
 
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
+from ingestbench.config import Settings
 from ingestbench.errors import run_reporting_user_errors
-from ingestbench.ingest import ingest_job
+from ingestbench.ingest import IngestFiles, ingest_job
 from ingestbench.logs import setup_logging
 from ingestbench.variants import parse_variant_name
 
 
 def main(sm) -> None:
     setup_logging(sm.log.job)
+    files = IngestFiles(
+        data=Path(sm.input.data),
+        manifest=Path(sm.input.manifest),
+        run=Path(sm.output.run),
+        actual=Path(sm.output.actual),
+        export=Path(sm.output.export),
+    )
     run_reporting_user_errors(
         lambda: ingest_job(
-            sm.config,
+            Settings.from_config(sm.config),
             parse_variant_name(sm.wildcards.variant),
-            Path(sm.input.data),
-            Path(sm.input.manifest),
-            Path(sm.output.run),
-            Path(sm.output.actual),
-            Path(sm.output.export),
+            files,
             jar=Path(sm.input.jar) if sm.input.get("jar") else None,
             server_log=Path(sm.log.server),
         )

@@ -13,10 +13,11 @@ import psutil
 import pytest
 
 from ingestbench import runner
-from ingestbench.config import validate_config
+from ingestbench.config import Settings, validate_config
 from ingestbench.errors import UserError
-from ingestbench.ingest import ingest_job
+from ingestbench.ingest import IngestFiles, ingest_job
 from ingestbench.methods import Job
+from ingestbench.records import SCHEMA_VERSION
 from ingestbench.runner import run_variant
 from ingestbench.server import QuestDB, embedded_server
 from ingestbench.variants import parse_variant_name
@@ -75,12 +76,17 @@ def test_rows_method_ingests_only_the_capped_prefix(questdb, tiny_dataset):
 def _config(**over):
     config = {"datasets": [{"label": "tiny", "scale": 40, "epochs": 50}],
               "variants": [{"method": "dataframe"}], "repeats": 1, **over}  # fmt: skip
-    return validate_config(config)
+    return Settings.from_config(validate_config(config))
 
 
-def _outputs(tmp_path: Path) -> dict[str, Path]:
-    return {"run_out": tmp_path / "run.json", "actual_out": tmp_path / "actual.json",
-            "export_out": tmp_path / "export.parquet"}  # fmt: skip
+def _files(tiny_dataset, tmp_path: Path, fmt: str = "parquet") -> IngestFiles:
+    return IngestFiles(
+        data=tiny_dataset[fmt],
+        manifest=tiny_dataset["dir"] / f"{tiny_dataset['params'].name}.manifest.json",
+        run=tmp_path / "run.json",
+        actual=tmp_path / "actual.json",
+        export=tmp_path / "export.parquet",
+    )
 
 
 def test_a_running_repeat_reports_its_phase(questdb, tiny_dataset, monkeypatch, caplog):
@@ -97,26 +103,23 @@ def test_a_running_repeat_reports_its_phase(questdb, tiny_dataset, monkeypatch, 
 
 
 def test_ingest_job_writes_run_actual_and_export(questdb_jar, tiny_dataset, tmp_path):
-    out = _outputs(tmp_path)
-    manifest = tiny_dataset["dir"] / f"{tiny_dataset['params'].name}.manifest.json"
-    doc = ingest_job(_config(), parse_variant_name("pandas-dataframe-parquet-http"),
-                     tiny_dataset["parquet"], manifest, jar=questdb_jar, **out)  # fmt: skip
-    assert json.loads(out["run_out"].read_text()) == doc
-    assert doc["schema_version"] == 1 and doc["rows"] == 2000
-    assert doc["dataset"]["name"] == tiny_dataset["params"].name
-    assert doc["server"]["version"].startswith("Build Information: QuestDB 9.3.4")
-    assert json.loads(out["actual_out"].read_text())["aggregates"]["row_count"] == 2000
-    assert out["export_out"].stat().st_size > 0
+    files = _files(tiny_dataset, tmp_path)
+    run = ingest_job(_config(), parse_variant_name("pandas-dataframe-parquet-http"), files,
+                     jar=questdb_jar)  # fmt: skip
+    assert json.loads(files.run.read_text()) == run.to_dict()
+    assert run.schema_version == SCHEMA_VERSION and run.rows == 2000
+    assert run.dataset.name == tiny_dataset["params"].name
+    assert run.server["version"].startswith("Build Information: QuestDB 9.3.4")
+    assert json.loads(files.actual.read_text())["aggregates"]["row_count"] == 2000
+    assert files.export.stat().st_size > 0
 
 
 def test_an_unreachable_server_is_one_sentence_and_no_run_file(tiny_dataset, tmp_path):
     config = _config(questdb={"mode": "external", "host": "127.0.0.1", "http_port": 1})
-    out = _outputs(tmp_path)
-    manifest = tiny_dataset["dir"] / f"{tiny_dataset['params'].name}.manifest.json"
+    files = _files(tiny_dataset, tmp_path)
     with pytest.raises(UserError, match="unreachable .*; check that the server is running"):
-        ingest_job(config, parse_variant_name("pandas-dataframe-parquet-http"),
-                   tiny_dataset["parquet"], manifest, **out)  # fmt: skip
-    assert not any(p.exists() for p in out.values())
+        ingest_job(config, parse_variant_name("pandas-dataframe-parquet-http"), files)
+    assert not any(p.exists() for p in (files.run, files.actual, files.export))
 
 
 def test_rows_the_server_rejects_show_its_message(questdb, tiny_dataset):
@@ -170,13 +173,12 @@ def test_external_mode_uses_the_running_server_and_starts_none(questdb, tiny_dat
                  "ilp_port": questdb.ilp_port, "copy_root": str(questdb.copy_root)},
         table="t_external",
     )  # fmt: skip
-    manifest = tiny_dataset["dir"] / f"{tiny_dataset['params'].name}.manifest.json"
     java_before = {p.pid for p in psutil.process_iter(["name"]) if p.info["name"] == "java"}
     for name in ("polars-dataframe-csv-tcp", "none-server_parquet-parquet-http"):
-        doc = ingest_job(config, parse_variant_name(name), tiny_dataset[name.split("-")[2]],
-                         manifest, tmp_path / f"{name}.json")  # fmt: skip
-        assert doc["server"]["mode"] == "external"
-        assert all(r["server_cpu_s"] is None for r in doc["repeats"])
+        files = _files(tiny_dataset, tmp_path, name.split("-")[2])
+        run = ingest_job(config, parse_variant_name(name), files)
+        assert run.server["mode"] == "external"
+        assert all(r.server_cpu_s is None for r in run.repeats)
         assert questdb.scalar("SELECT count() FROM t_external") == 2000
     java_after = {p.pid for p in psutil.process_iter(["name"]) if p.info["name"] == "java"}
     assert java_after <= java_before

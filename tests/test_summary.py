@@ -12,6 +12,7 @@ import pytest
 
 from ingestbench.config import config_hash, validate_config
 from ingestbench.environment import collect_environment, write_environment
+from ingestbench.errors import UserError
 from ingestbench.lockfile import locked_versions
 from ingestbench.summary import SummaryError, read_summary, summarize, to_markdown, write_summary
 
@@ -151,10 +152,10 @@ def test_run_without_validation_file_is_not_checked(tmp_path):
 def test_broken_run_file_names_the_file(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    with pytest.raises(SummaryError, match="bad.json is not valid JSON"):
+    with pytest.raises(UserError, match="bad.json is not valid JSON"):
         summarize([bad])
     bad.write_text(json.dumps({"schema_version": 99}))
-    with pytest.raises(SummaryError, match="schema_version 99"):
+    with pytest.raises(UserError, match="schema_version 99"):
         summarize([bad])
     with pytest.raises(SummaryError, match="no run files"):
         summarize([])

@@ -17,6 +17,7 @@ import pytest
 from questdb import Sender
 
 from ingestbench import validate
+from ingestbench.records import SCHEMA_VERSION
 from ingestbench.table import COLUMNS, FIELDS, TAGS, recreate_table, wait_visible
 from ingestbench.validate import (
     ValidationFailed,
@@ -49,7 +50,8 @@ def _ingest(qdb, df: pd.DataFrame) -> str:
 
 
 def _run(rows: int) -> dict:
-    return {"schema_version": 1, "dataset": {"name": "tiny"}, "variant": VARIANT, "rows": rows}
+    return {"schema_version": 1, "dataset": {"name": "tiny", "rows": 2000}, "variant": VARIANT,
+            "rows": rows, "repeats": []}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +179,7 @@ def test_changed_tag(questdb, base_table, source, expected, tmp_path, monkeypatc
     assert check["differences"]["unexpected_in_questdb"] == ["mars-north-1"]
     assert result["differing_rows"] == {"missing": 1, "unexpected": 1}
     # Tags with many values (hostname at scale 4000) keep only count + hash: still caught.
-    monkeypatch.setattr(validate, "TAG_VALUES_LIMIT", 5)
+    monkeypatch.setattr(validate.aggregates, "TAG_VALUES_LIMIT", 5)
     result = _validate(questdb, t, source, expected_aggregates(source), tmp_path)
     check = next(c for c in result["checks"] if c["name"] == "tag_distinct:region")
     assert not check["passed"] and "values" not in check["expected"]
@@ -282,7 +284,7 @@ def test_on_failure_fail_raises_one_sentence_and_writes_nothing(questdb, base_ta
     result = validate_files(**files, validation={"on_failure": "report", "max_differences": 1})
     written = json.loads(files["output"].read_text())
     assert written == json.loads(json.dumps(result))
-    assert written["passed"] is False and written["schema_version"] == 1
+    assert written["passed"] is False and written["schema_version"] == SCHEMA_VERSION
     assert "row_count" in written["failed_checks"]
 
 

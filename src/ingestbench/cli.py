@@ -131,14 +131,14 @@ def add_ingest_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
 def run_ingest(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ingestbench.config import load_config
+    from ingestbench.config import load_settings
     from ingestbench.errors import UserError
-    from ingestbench.ingest import ingest_job
+    from ingestbench.ingest import IngestFiles, ingest_job
     from ingestbench.variants import parse_variant_name
 
-    config = load_config(args.config)
+    settings = load_settings(args.config)
     if args.repeats:
-        config["repeats"] = args.repeats
+        settings = settings.replace(repeats=args.repeats)
     try:
         variant = parse_variant_name(args.variant)
     except ValueError:
@@ -149,10 +149,10 @@ def run_ingest(args: argparse.Namespace) -> int:
     manifest = data.with_name(data.name.rsplit(".", 1)[0] + ".manifest.json")
     if not manifest.is_file():
         raise UserError(f"{manifest} is missing; write it with `ingestbench generate`.")
-    doc = ingest_job(config, variant, data, manifest, Path(args.out))
-    for r in doc["repeats"]:
-        rate = doc["rows"] / r["end_to_end"]
-        print(f"repeat {r['repeat']}: {r['end_to_end']:.3f} s end to end, {rate:,.0f} rows/s")
+    run = ingest_job(settings, variant, IngestFiles(data, manifest, Path(args.out)))
+    for r in run.repeats:
+        rate = run.rows / r.end_to_end
+        print(f"repeat {r.repeat}: {r.end_to_end:.3f} s end to end, {rate:,.0f} rows/s")
     print(args.out)
     return 0
 

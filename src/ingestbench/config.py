@@ -1,9 +1,12 @@
-"""Load config.yaml, validate it against schemas/config.schema.yaml and fill in defaults."""
+"""Load config.yaml, validate it against schemas/config.schema.yaml and fill in defaults; then,
+for the package's own functions, the same settings as frozen objects (`Settings`)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -75,3 +78,99 @@ def load_config(path: Path) -> dict[str, Any]:
 
 def config_hash(config: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
+
+
+# ------------------------------------------------------------------------ the config as objects
+# Built from a validated config (defaults filled in), so code takes named values, not dict keys.
+# Snakemake keeps using the dict `config`; these are for the package's own functions.
+
+
+@dataclass(frozen=True)
+class QuestDBSettings:
+    """The server each job ingests into: embedded (started per job) or external."""
+
+    mode: str = "embedded"
+    version: str = "9.3.4"
+    jar: str | None = None
+    java: str | None = None
+    cache_dir: str | None = None
+    keep_data: bool = False
+    startup_timeout_s: float = 60
+    shutdown_grace_s: float = 10
+    workers: Mapping[str, int | None] = field(default_factory=dict)
+    host: str = "127.0.0.1"
+    http_port: int = 9000
+    ilp_port: int = 9009
+    copy_root: str | None = None
+
+    @property
+    def external(self) -> bool:
+        return self.mode == "external"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `questdb` mapping as ingestbench.server takes it."""
+        return {**asdict(self), "workers": dict(self.workers)}
+
+
+@dataclass(frozen=True)
+class ValidationSettings:
+    on_failure: str = "fail"
+    rel_tolerance: float = 1e-9
+    max_differences: int = 5
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """One `datasets[]` entry: its label and the generator's parameters (`params`)."""
+
+    label: str
+    entry: Mapping[str, Any]
+
+    @property
+    def params(self):  # -> ingestbench.tsbs.DatasetParams (imported late: numpy, pyarrow)
+        from .tsbs import DatasetParams
+
+        return DatasetParams.from_config(dict(self.entry))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A whole experiment (config.yaml after validation)."""
+
+    datasets: tuple[DatasetSpec, ...]
+    variants: tuple[Mapping[str, Any], ...]
+    repeats: int = 3
+    rows_cap: int | None = 100_000
+    table: str = "cpu"
+    ilp_protocol_version: int = 2
+    warmup_rows: int = 0
+    questdb: QuestDBSettings = field(default_factory=QuestDBSettings)
+    validation: ValidationSettings = field(default_factory=ValidationSettings)
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Settings:
+        """From a config dict that validate_config() has checked and filled with defaults."""
+        return cls(
+            datasets=tuple(DatasetSpec(d["label"], dict(d)) for d in config["datasets"]),
+            variants=tuple(dict(v) for v in config["variants"]),
+            repeats=config["repeats"],
+            rows_cap=config["rows_cap"],
+            table=config["table"],
+            ilp_protocol_version=config["ilp_protocol_version"],
+            warmup_rows=config.get("warmup_rows", 0),
+            questdb=_known(QuestDBSettings, config["questdb"]),
+            validation=_known(ValidationSettings, config["validation"]),
+        )
+
+    def replace(self, **changes: Any) -> Settings:
+        return replace(self, **changes)
+
+
+def _known(cls: Any, values: Mapping[str, Any]) -> Any:
+    """cls from the keys it declares (keys a newer schema adds are left to their readers)."""
+    names = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in values.items() if k in names})
+
+
+def load_settings(path: Path) -> Settings:
+    return Settings.from_config(load_config(path))

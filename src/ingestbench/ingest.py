@@ -2,18 +2,31 @@
 
 from __future__ import annotations
 
-import json
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .files import write_json_atomic
+from .config import Settings
+from .files import load_json, write_json_atomic
 from .methods import Job
+from .records import SCHEMA_VERSION, RunFile, write_run
 from .runner import run_variant
 from .server import questdb_server
 from .variants import Variant
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class IngestFiles:
+    """What one ingestion job reads and writes."""
+
+    data: Path  # the dataset file in the variant's format
+    manifest: Path  # the dataset's manifest (rows, parameters)
+    run: Path  # the run file, written last
+    actual: Path | None = None  # QuestDB's aggregates of the table, for validation
+    export: Path | None = None  # the table exported as Parquet, for validation
 
 
 def rows_to_ingest(variant: Variant, dataset_rows: int, rows_cap: int | None) -> int:
@@ -31,30 +44,28 @@ def dataset_summary(manifest: dict[str, Any]) -> dict[str, Any]:
 
 
 def ingest_job(
-    config: dict[str, Any],
+    settings: Settings,
     variant: Variant,
-    data_path: Path,
-    manifest_path: Path,
-    run_out: Path,
-    actual_out: Path | None = None,
-    export_out: Path | None = None,
+    files: IngestFiles,
+    *,
     jar: Path | None = None,
     server_log: Path | None = None,
-) -> dict[str, Any]:
+) -> RunFile:
     """Run all repeats of `variant` on a fresh (or the external) server; write the outputs."""
     from .validate import export_table, questdb_aggregates
 
-    manifest = json.loads(Path(manifest_path).read_text())
+    manifest = load_json(files.manifest, "dataset manifest")
     dataset = dataset_summary(manifest)
-    rows = rows_to_ingest(variant, dataset["rows"], config["rows_cap"])
-    table = config["table"]
-    with questdb_server(config["questdb"], jar=jar, log_path=server_log) as qdb:
-        job = Job(qdb, table, variant, Path(data_path), rows, config["ilp_protocol_version"])
-        doc = run_variant(job, dataset, dataset["field_type"], config["repeats"])
-        if actual_out:
+    rows = rows_to_ingest(variant, dataset["rows"], settings.rows_cap)
+    table = settings.table
+    with questdb_server(settings.questdb.to_dict(), jar=jar, log_path=server_log) as qdb:
+        job = Job(qdb, table, variant, Path(files.data), rows, settings.ilp_protocol_version)
+        doc = run_variant(job, dataset, dataset["field_type"], settings.repeats)
+        if files.actual:
             aggregates = questdb_aggregates(qdb, table)
-            write_json_atomic(actual_out, {"schema_version": 1, "aggregates": aggregates})
-        if export_out:
-            export_table(qdb, table, Path(export_out))
-    write_json_atomic(run_out, doc)  # last: a run file exists only for a finished job
-    return doc
+            write_json_atomic(
+                files.actual, {"schema_version": SCHEMA_VERSION, "aggregates": aggregates}
+            )
+        if files.export:
+            export_table(qdb, table, Path(files.export))
+    return write_run(files.run, doc)  # last: a run file exists only for a finished job

@@ -10,6 +10,7 @@ import urllib.request
 from pathlib import Path
 
 from .errors import UserError
+from .files import write_bytes_atomic
 
 log = logging.getLogger(__name__)
 MAVEN = "https://repo1.maven.org/maven2/org/questdb/questdb/{v}/questdb-{v}.jar"
@@ -48,10 +49,7 @@ def fetch_jar(version: str, cache_dir: Path | None = None) -> Path:
             f"the downloaded QuestDB jar's SHA-1 is {actual} but Maven Central publishes "
             f"{expected}; delete {cache_dir} and retry, or set questdb.jar to a jar you trust."
         )
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(f".jar.tmp-{os.getpid()}")
-    tmp.write_bytes(data)
-    os.replace(tmp, target)
+    write_bytes_atomic(target, data)
     log.info("saved %s (%d bytes, sha1 %s)", target, len(data), actual)
     return target
 

@@ -1,7 +1,10 @@
 """The ways to ingest: each method runs one repeat's timed phases against a real server.
 
 A method's `send_pass` covers read -> convert -> send (the clock laps each phase) and returns
-what the separate, untimed-by-end-to-end `serialize_pass` needs; see DESIGN "Timing boundaries".
+what the separate, untimed-by-end-to-end `serialize_pass` needs (ingestbench.timing).
+
+Adding a method: one subclass of `Method` and its entry in `METHODS` (the one registry), plus the
+method's name in ingestbench.variants (which decides the matrix without importing this module).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import threading
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,17 +28,17 @@ import requests
 from questdb import QuestDBError as ClientError
 from questdb import Sender
 
+from .columns import TAGS, TIMESTAMP
 from .errors import UserError
 from .readers import head, import_libraries, read_frame, to_pandas
 from .server import QuestDB
-from .table import TAGS, TIMESTAMP
+from .timing import PHASES, Clock  # noqa: F401 (PHASES: re-exported for older imports)
 from .variants import Variant
 
 log = logging.getLogger(__name__)
 # Each repeat connects fresh senders on purpose (a repeat is a whole ingestion), so the client's
 # hint about a "burst of reconnections" is noise here.
 warnings.filterwarnings("ignore", message=".*burst of reconnections", category=UserWarning)
-PHASES = ("read", "convert", "serialize", "send", "visible")
 CSV_TIMESTAMP_PATTERN = "yyyy-MM-ddTHH:mm:ss.SSSUUUZ"
 
 
@@ -56,27 +59,6 @@ class Job:
 
     def conf(self, **extra: Any) -> str:
         return self.qdb.ilp_conf(self.variant.transport, self.protocol_version, **extra)
-
-
-@dataclass
-class Clock:
-    """Laps of perf_counter() attributed to phases."""
-
-    phases: dict[str, float] = field(default_factory=lambda: dict.fromkeys(PHASES, 0.0))
-    current: str = "read"  # the phase under way, for progress reports
-    _t: float = field(default_factory=time.perf_counter)
-
-    def restart(self) -> None:
-        self._t = time.perf_counter()
-
-    def lap(self, phase: str) -> None:
-        now = time.perf_counter()
-        self.phases[phase] += now - self._t
-        self._t = now
-        self.current = _NEXT_PHASE.get(phase, phase)
-
-
-_NEXT_PHASE = {"read": "convert", "convert": "send", "send": "visible"}
 
 
 _CONNECTION_ERRORS = {"CouldNotResolveAddr", "SocketError", "ConnectTimeout", "HandshakeError"}

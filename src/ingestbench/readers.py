@@ -1,6 +1,6 @@
 """Read a dataset file the way a pandas or polars user would, and hand the client a pandas frame.
 
-Tags come back as categoricals (cheap to serialize, see DESIGN) and the timestamp as UTC datetimes.
+Tags come back as categoricals (cheap to serialize) and the timestamp as UTC datetimes.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from .columns import COLUMNS, TAGS, TIMESTAMP
 from .errors import UserError
-from .table import COLUMNS, TAGS, TIMESTAMP
 
 log = logging.getLogger(__name__)
 CSV_TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S%.fZ"  # as the generator writes it (ISO 8601, UTC)
@@ -130,7 +130,7 @@ def to_pandas(frame: Any):
     """The frame the ILP client takes: pandas as is; polars via to_pandas() (categories kept)."""
     if type(frame).__module__.startswith("polars"):
         # Plain to_pandas(): Categorical -> category; the Arrow-extension route would give Arrow
-        # dictionary columns, which the client refuses (DESIGN, "QuestDB facts").
+        # dictionary columns, which the client refuses.
         return frame.to_pandas()
     return frame
 

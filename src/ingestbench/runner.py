@@ -1,4 +1,4 @@
-"""Run one variant's repeats against a server and build its result file (DESIGN "Result files")."""
+"""Run one variant's repeats against a server and build its run file (ingestbench.records)."""
 
 from __future__ import annotations
 
@@ -99,8 +99,8 @@ def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any
             wait_visible(job.qdb, job.table, job.rows)
             clock.lap("visible")
         cpu1, server_cpu1 = _client_cpu(), job.qdb.cpu_seconds()
-        # The serialize pass runs apart, after the phases of end_to_end (DESIGN, timing
-        # boundaries), so client CPU and peak RSS exclude it.
+        # The serialize pass runs apart, after the phases of end_to_end (ingestbench.timing),
+        # so client CPU and peak RSS exclude it.
         clock.current = "serialize (the separate pass)"
         ilp_bytes, clock.phases["serialize"] = method.timed_serialize(job, state)
     client_cpu = cpu1 - cpu0 + (state.get("worker_cpu_s", 0.0) if isinstance(state, dict) else 0)

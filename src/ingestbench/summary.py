@@ -12,7 +12,6 @@ median rows/s is the median of the repeats' rows/s:
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 from collections.abc import Iterable
@@ -22,55 +21,21 @@ from typing import Any
 import pandas as pd
 
 from .errors import UserError
-from .files import write_text_atomic
+from .files import load_json, write_text_atomic
+from .records import SUMMARY_ID_COLUMNS, RunFile, SummaryRow, read_run, read_validation
+from .timing import PHASES
 
 log = logging.getLogger(__name__)
 
-PHASES = ("read", "convert", "serialize", "send", "visible")
 TIMES = (*PHASES, "end_to_end")
 STATS = ("median", "min", "max")
 RATES = ("rows_per_s", "send_rows_per_s", "mib_per_s", "send_mib_per_s")
-ID_COLUMNS = [
-    "dataset",
-    "dataset_rows",
-    "scale",
-    "epochs",
-    "seed",
-    "field_type",
-    "variant",
-    "library",
-    "method",
-    "format",
-    "transport",
-    "workers",
-    "batch_rows",
-    "rows",
-    "ilp_bytes",
-    "ilp_protocol_version",
-    "repeats",
-]
+ID_COLUMNS = SUMMARY_ID_COLUMNS
 MIB = 2**20
 
 
 class SummaryError(UserError):
     pass
-
-
-def _load_json(path: Path, what: str) -> dict[str, Any]:
-    try:
-        data = json.loads(Path(path).read_text())
-    except OSError as exc:
-        raise SummaryError(f"cannot read the {what} {path}: {exc.strerror}.") from None
-    except json.JSONDecodeError as exc:
-        raise SummaryError(
-            f"the {what} {path} is not valid JSON ({exc.msg}); delete it and rerun its rule."
-        ) from None
-    if data.get("schema_version") != 1:
-        raise SummaryError(
-            f"the {what} {path} has schema_version {data.get('schema_version')!r}, expected 1; "
-            f"delete it and rerun its rule."
-        )
-    return data
 
 
 def _num(value: Any) -> float:
@@ -91,33 +56,16 @@ def _stats(values: list[float]) -> dict[str, float]:
     return {"median": float(s.median()), "min": float(s.min()), "max": float(s.max())}
 
 
-def run_row(run: dict[str, Any]) -> dict[str, Any]:
+def run_row(record: RunFile) -> dict[str, Any]:
     """The summary row of one run file (without speedup and validation)."""
+    row: dict[str, Any] = SummaryRow.from_run(record).to_dict()
+    run = record.to_dict()  # the statistics below read the repeats as the file holds them
     ds, var = run["dataset"], run["variant"]
     repeats = run["repeats"]
     if not repeats:
         raise SummaryError(f"the run file of {ds['name']}/{var['name']} has no repeats; rerun it.")
     rows = _num(run.get("rows", ds.get("rows")))
     ilp_mib = _num(run.get("ilp_bytes")) / MIB
-    row: dict[str, Any] = {
-        "dataset": ds["name"],
-        "dataset_rows": ds.get("rows"),
-        "scale": ds.get("scale"),
-        "epochs": ds.get("epochs"),
-        "seed": ds.get("seed"),
-        "field_type": ds.get("field_type"),
-        "variant": var["name"],
-        "library": var["library"],
-        "method": var["method"],
-        "format": var["format"],
-        "transport": var["transport"],
-        "workers": var.get("workers"),
-        "batch_rows": var.get("batch_rows"),
-        "rows": run.get("rows", ds.get("rows")),
-        "ilp_bytes": run.get("ilp_bytes"),
-        "ilp_protocol_version": run.get("ilp_protocol_version"),
-        "repeats": len(repeats),
-    }
     per_repeat: dict[str, list[float]] = {name: [] for name in (*TIMES, *RATES)}
     for extra in ("client_cpu_s", "server_cpu_s", "peak_rss_bytes"):
         per_repeat[extra] = []
@@ -185,18 +133,18 @@ def load_validations(paths: Iterable[Path]) -> dict[tuple[str, str], bool]:
     out = {}
     for path in paths:
         path = Path(path)
-        data = _load_json(path, "validation file")
-        dataset = data.get("dataset") or path.parent.name
+        result = read_validation(path)
+        dataset = result.dataset or path.parent.name
         if isinstance(dataset, dict):
             dataset = dataset["name"]
-        variant = data.get("variant", {}).get("name") or path.stem
-        out[(dataset, variant)] = bool(data.get("passed"))
+        variant = result.variant.get("name") or path.stem
+        out[(dataset, variant)] = bool(result.passed)
     return out
 
 
 def summarize(run_paths: Iterable[Path], validation_paths: Iterable[Path] = ()) -> pd.DataFrame:
     """The summary table: one row per dataset and variant, sorted by dataset and rows/s."""
-    rows = [run_row(_load_json(Path(p), "run file")) for p in run_paths]
+    rows = [run_row(read_run(p)) for p in run_paths]
     if not rows:
         raise SummaryError("there are no run files to summarize; the config selects no variant.")
     df = pd.DataFrame(rows)
@@ -330,7 +278,7 @@ def write_summary(
     md_path: Path,
 ) -> pd.DataFrame:
     df = summarize(run_paths, validation_paths)
-    env = json.loads(Path(environment_path).read_text()) if environment_path else None
+    env = load_json(environment_path, "environment file") if environment_path else None
     write_text_atomic(csv_path, df.to_csv(index=False))
     write_text_atomic(md_path, to_markdown(df, env))
     log.info("summarized %d runs into %s and %s", len(df), csv_path, md_path)

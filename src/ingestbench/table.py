@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import time
 
+from .columns import COLUMNS, FIELDS, TAGS, TIMESTAMP  # noqa: F401 (COLUMNS: re-exported)
 from .server import QuestDB, QuestDBError
-from .tsbs import FIELDS, TAGS  # the dataset defines the columns; the table follows
-
-TIMESTAMP = "timestamp"
-COLUMNS = (*TAGS, *FIELDS, TIMESTAMP)
 
 
 def create_table_sql(table: str, field_type: str = "double") -> str:

@@ -1,0 +1,37 @@
+"""Prove what landed: DuckDB over the source against SQL over QuestDB and its export, row for row.
+
+Three steps, used by three jobs, each in its own module:
+
+- `aggregates`: `expected_aggregates` (rule `expected`, DuckDB over the dataset's Parquet or its
+  first N rows in file order) and `questdb_aggregates` (the ingest job, after its last repeat, by
+  SQL over QuestDB): row count, rows per host, first and last timestamp, per field sum/min/max,
+  distinct values per tag.
+- `export`: `export_table`, the whole table as Parquet through `/exp` (the ingest job).
+- `compare` and `rows` (rule `validate`): `validate_run` compares the two aggregate sets check by
+  check and the source rows with the export row by row (DuckDB `EXCEPT ALL` both ways, over row
+  hashes); `report` turns the result into the validation file, a log and one sentence.
+
+`sql` holds what they share: DuckDB connections, quoting, and timestamps as epoch microseconds in
+UTC (ISO strings with microsecond precision when shown, QuestDB's own format).
+"""
+
+from .aggregates import TAG_VALUES_LIMIT, expected_aggregates, questdb_aggregates, write_expected
+from .compare import validate_run
+from .export import export_table
+from .report import ValidationFailed, failure_message, validate_files
+from .rows import row_level_comparison
+from .sql import iso_us
+
+__all__ = [
+    "TAG_VALUES_LIMIT",
+    "ValidationFailed",
+    "expected_aggregates",
+    "export_table",
+    "failure_message",
+    "iso_us",
+    "questdb_aggregates",
+    "row_level_comparison",
+    "validate_files",
+    "validate_run",
+    "write_expected",
+]

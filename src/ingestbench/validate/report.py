@@ -1,0 +1,90 @@
+"""The report of differences: one sentence for the terminal, details for the log, the file."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserError
+from ..files import load_json
+from ..records import read_run, write_validation
+from .compare import validate_run
+
+log = logging.getLogger(__name__)
+
+
+class ValidationFailed(UserError):
+    """An ingestion did not land what the source holds (the message names variant and check)."""
+
+
+def failure_message(
+    result: dict[str, Any], log_path: Path | str | None = None, hint: bool = True
+) -> str:
+    """One sentence naming the variant and the first failed check."""
+    variant = (result.get("variant") or {}).get("name", "?")
+    failed = [c for c in result["checks"] if not c["passed"]]
+    first = failed[0]
+    more = f" and {len(failed) - 1} more" if len(failed) > 1 else ""
+    where = f"; the full report is in {log_path}" if log_path else ""
+    return (
+        f"validation of variant {variant} on dataset {result.get('dataset')} failed check "
+        f"{first['name']} (expected {_short(first['expected'])}, QuestDB has "
+        f"{_short(first['actual'])}){more}{where}"
+        + ("; set validation.on_failure: report in the config to record failures without "
+           "stopping." if hint else ".")
+    )  # fmt: skip
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _to_log_file(text: str) -> None:
+    """Details for the rule's log file only (the terminal gets the one-sentence summary)."""
+    handlers = [h for h in logging.getLogger().handlers if isinstance(h, logging.FileHandler)]
+    if not handlers:
+        log.info("%s", text)
+        return
+    record = log.makeRecord(log.name, logging.INFO, __file__, 0, text, None, None)
+    for handler in handlers:
+        handler.handle(record)
+
+
+def validate_files(
+    run: Path,
+    actual: Path,
+    export: Path,
+    expected: Path,
+    parquet: Path,
+    output: Path,
+    validation: dict[str, Any] | None = None,
+    log_path: Path | str | None = None,
+) -> dict[str, Any]:
+    """Rule `validate`: write the validation JSON; on failure with on_failure=fail, raise."""
+    validation = validation or {}
+    on_failure = validation.get("on_failure", "fail")
+    result = validate_run(
+        read_run(run),
+        Path(parquet),
+        load_json(expected, "expected aggregates file"),
+        load_json(actual, "QuestDB aggregates file"),
+        Path(export),
+        rel_tolerance=float(validation.get("rel_tolerance", 1e-9)),
+        max_differences=int(validation.get("max_differences", 5)),
+    )
+    for c in result["checks"]:
+        if not c["passed"]:
+            _to_log_file(f"check {c['name']} failed: expected {_short(c['expected'], 300)}, "
+                         f"actual {_short(c['actual'], 300)}")  # fmt: skip
+    if not result["passed"]:
+        _to_log_file("the full validation report:\n" + json.dumps(result, indent=2))
+        if on_failure == "fail":
+            raise ValidationFailed(failure_message(result, log_path))
+        log.warning("%s", failure_message(result, log_path, hint=False))
+    write_validation(output, result)
+    status = "passed" if result["passed"] else "FAILED (recorded only: on_failure is report)"
+    log.info("validation of %s %s; wrote %s", result["variant"].get("name"), status, output)
+    return result

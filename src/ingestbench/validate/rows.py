@@ -1,0 +1,94 @@
+"""Row for row: the source rows (or their prefix) against the export, both ways, in DuckDB.
+
+Types are normalised first: tags as VARCHAR, fields as DOUBLE (compared exactly), the timestamp
+as epoch microseconds in UTC.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from ..columns import FIELDS, TAGS, TIMESTAMP
+from ..errors import UserError
+from .sql import duck, epoch_us, iso_us, source_relation, sql_str, unreadable
+
+
+def _normalised_select(relation: str, types: dict[str, str]) -> str:
+    """Tags as VARCHAR, fields as DOUBLE (exact), the timestamp as epoch microseconds (UTC)."""
+    cols = [f"CAST({t} AS VARCHAR) AS {t}" for t in TAGS]
+    cols += [f"CAST({f} AS DOUBLE) AS {f}" for f in FIELDS]
+    cols.append(f"{epoch_us(TIMESTAMP, types[TIMESTAMP])} AS timestamp_us")
+    return f"SELECT {', '.join(cols)} FROM {relation}"
+
+
+def _row_dicts(rows: list[tuple], names: list[str]) -> list[dict[str, Any]]:
+    out = []
+    for row in rows:
+        d = dict(zip(names, row, strict=True))
+        d[TIMESTAMP] = iso_us(d.pop("timestamp_us"))
+        out.append(d)
+    return out
+
+
+def row_level_comparison(
+    source_parquet: Path, export_parquet: Path, limit: int | None, max_differences: int
+) -> dict[str, Any]:
+    """`EXCEPT ALL` both ways between the source rows (or their prefix) and the export.
+
+    The multisets compared are of 64-bit hashes of the normalised rows (one pass over each file,
+    about 20x faster than `EXCEPT ALL` over 21 columns); the rows behind differing hashes are read
+    back to report them. Two different rows would have to collide for a difference to hide:
+    odds of about n^2 / 2^65, 3e-8 for 1M rows.
+    """
+    con = duck()
+    try:
+        con.execute(
+            f"CREATE TEMP VIEW src_raw AS SELECT * FROM {source_relation(source_parquet, limit)}"
+        )
+        src_types = {n: str(t) for n, t, *_ in con.execute("DESCRIBE src_raw").fetchall()}
+        try:
+            export = sql_str(export_parquet)
+            con.execute(f"CREATE TEMP VIEW exp_raw AS SELECT * FROM read_parquet({export})")
+            exp_types = {n: str(t) for n, t, *_ in con.execute("DESCRIBE exp_raw").fetchall()}
+        except duckdb.Error as exc:
+            raise unreadable(export_parquet, exc) from None
+        needed = (*TAGS, *FIELDS, TIMESTAMP)
+        result: dict[str, Any] = {
+            "columns_missing_in_export": [c for c in needed if c not in exp_types],
+            "columns_unexpected_in_export": [c for c in exp_types if c not in needed],
+            "export_timestamp_type": exp_types.get(TIMESTAMP),
+        }
+        if result["columns_missing_in_export"]:
+            return result
+        names = [*TAGS, *FIELDS, "timestamp_us"]
+        row_hash = f"hash({', '.join(names)})"
+        for side, raw, types in (("src", "src_raw", src_types), ("exp", "exp_raw", exp_types)):
+            con.execute(f"CREATE TEMP VIEW {side} AS {_normalised_select(raw, types)}")
+            con.execute(f"CREATE TEMP TABLE {side}_h AS SELECT {row_hash} AS h FROM {side}")
+        result["source_rows"] = con.execute("SELECT count(*) FROM src_h").fetchone()[0]
+        result["export_rows"] = con.execute("SELECT count(*) FROM exp_h").fetchone()[0]
+        for side, this, other in (("missing", "src", "exp"), ("unexpected", "exp", "src")):
+            con.execute(
+                f"CREATE TEMP TABLE {side} AS "
+                f"SELECT h FROM {this}_h EXCEPT ALL SELECT h FROM {other}_h"
+            )
+            result[side] = con.execute(f"SELECT count(*) FROM {side}").fetchone()[0]
+            rows = []
+            if result[side]:  # read the differing rows back (a second pass, only on failure)
+                rows = con.execute(
+                    f"SELECT DISTINCT {', '.join(names)} FROM {this} "
+                    f"WHERE {row_hash} IN (SELECT h FROM {side}) "
+                    f"ORDER BY timestamp_us, hostname LIMIT {int(max_differences)}"
+                ).fetchall()
+            result[f"first_{side}"] = _row_dicts(rows, names)
+        return result
+    except duckdb.Error as exc:
+        raise UserError(
+            f"DuckDB could not compare {source_parquet} with {export_parquet} "
+            f"({str(exc).splitlines()[0][:200]}); delete the export and rerun its ingest job."
+        ) from None
+    finally:
+        con.close()

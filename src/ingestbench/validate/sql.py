@@ -1,0 +1,94 @@
+"""Shared by the validation steps: DuckDB connections, SQL quoting and the timestamp rule.
+
+Timestamps are compared as epoch microseconds in UTC, and shown as ISO strings with microsecond
+precision ("2016-01-01T00:00:00.000000Z", QuestDB's own format), so a unit mix-up (microseconds
+read as nanoseconds lands in January 1970) shows as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from ..errors import UserError
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def iso_us(epoch_us: int | None) -> str | None:
+    """Epoch microseconds as an ISO string in UTC with microsecond precision (QuestDB's format)."""
+    if epoch_us is None:
+        return None
+    return (_EPOCH + timedelta(microseconds=int(epoch_us))).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def sql_str(value: str | Path) -> str:
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def check_name(table: str) -> str:
+    if not _NAME.match(table):
+        raise UserError(
+            f"table name {table!r} is not a plain SQL identifier; fix `table` in config."
+        )
+    return table
+
+
+def number(value: Any) -> int | float | None:
+    """JSON-safe number: ints stay ints (LONG fields, HUGEINT sums), everything else float."""
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    return float(value)
+
+
+def epoch_us(column: str, sql_type: str) -> str:
+    """DuckDB SQL: a timestamp column of any unit or zone as epoch microseconds (UTC).
+
+    Nanoseconds are floored to microseconds, as QuestDB stores a nanosecond ILP timestamp in a
+    TIMESTAMP column; other units and zones go through DuckDB's own conversion.
+    """
+    t = sql_type.upper()
+    if t.endswith("_NS"):
+        ns = f"epoch_ns({column})"
+        return f"(({ns} - ((({ns} % 1000) + 1000) % 1000)) // 1000)"
+    if t.startswith("TIMESTAMP") and ("TZ" in t or "TIME ZONE" in t):
+        return f"epoch_us(CAST({column} AS TIMESTAMPTZ))"
+    if t.startswith("TIMESTAMP") or t == "DATE":
+        return f"epoch_us(CAST({column} AS TIMESTAMP))"
+    return f"CAST({column} AS BIGINT)"  # an integer column: micros, as QuestDB stores them
+
+
+def is_integer_type(sql_type: str) -> bool:
+    t = sql_type.upper()
+    return any(k in t for k in ("INT", "LONG", "SHORT", "BYTE")) and "INTERVAL" not in t
+
+
+def duck() -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    return con
+
+
+def source_relation(parquet: Path, limit: int | None) -> str:
+    """SQL for the dataset rows, or its first `limit` rows in file order."""
+    if limit is None:
+        return f"read_parquet({sql_str(parquet)})"
+    return (
+        f"(SELECT * EXCLUDE (file_row_number) FROM read_parquet({sql_str(parquet)}, "
+        f"file_row_number = true) WHERE file_row_number < {int(limit)})"
+    )
+
+
+def unreadable(path: Path, exc: Exception) -> UserError:
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+    return UserError(
+        f"cannot read {path} ({first}); the file is missing, corrupted or truncated: delete it and "
+        f"rerun the rule that writes it."
+    )

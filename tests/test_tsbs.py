@@ -390,7 +390,7 @@ def test_read_only_output_directory_leaves_no_file(tmp_path):
 
 
 def test_failure_mid_write_keeps_the_old_files_and_removes_temporaries(tmp_path, monkeypatch):
-    from ingestbench import tsbs
+    from ingestbench.tsbs import writers
 
     params = DatasetParams(scale=20, epochs=10)
     generate(params, tmp_path, progress=False)
@@ -402,7 +402,7 @@ def test_failure_mid_write_keeps_the_old_files_and_removes_temporaries(tmp_path,
         if len(calls) == 2:
             raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(tsbs._CsvSink, "write", failing_write)
+    monkeypatch.setattr(writers.CsvWriter, "write", failing_write)
     with pytest.raises(GeneratorError) as info:
         generate(params, tmp_path, progress=False, chunk_rows=40)
     assert "No space left on device" in str(info.value)

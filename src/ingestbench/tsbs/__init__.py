@@ -1,0 +1,84 @@
+"""The TSBS "cpu-only" dataset, generated with numpy and streamed to Parquet and CSV.
+
+Semantics (taken from TSBS's Go source):
+
+* Hosts ``host_0 .. host_{scale-1}``. Each host draws its nine other tags once and keeps them:
+  region (uniform over 9), datacenter (uniform within the region; 23 in all), rack ``"0".."99"``,
+  os, arch, team, service ``"0".."19"``, service_version ``"0"``/``"1"``, service_environment.
+* Ten fields in TSBS order. Every host has its own independent clamped random walk per field:
+  start uniform on [0, 100), then each epoch adds an N(0, 1) step and clamps to [0, 100].
+* Epoch 0 holds the start values at ``start``; epoch e is written at ``start + e * interval``.
+  Rows go epoch by epoch, hosts in order; all hosts of an epoch share its timestamp.
+  ``field_type="long"`` writes ``int64(value)`` (truncation), as TSBS does; ``"double"`` keeps the
+  full values, as QuestDB's pandas benchmark does.
+
+Random draws (one ``np.random.default_rng(seed)``, in this order, so a seed fixes the data and the
+chunk size does not): the tag indices, one vector over all hosts per tag in ``TAGS`` order
+(region, then datacenter within the drawn region, rack, os, arch, team, service, service_version,
+service_environment); the start values, ``rng.random((10, scale)) * 100``; then per epoch >= 1
+one ``rng.standard_normal((10, scale))`` block of steps (field-major, hosts in order).
+
+Out-of-order mode (``out_of_order_lag_s``): every row gets the sort key ``timestamp + d`` where
+``d`` is a uniform integer number of nanoseconds in [0, lag) drawn in row order from a second
+generator, ``np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])``; rows are written
+in the order of a stable sort on that key (ties keep the in-order row order). The data is the same
+multiset of rows as the in-order dataset with the same seed, and a row is never preceded by a row
+whose timestamp is ``lag`` or more later than its own. The sort is done chunk by chunk with a
+carry: after sorting the carry plus a new chunk, the rows whose key is below the next chunk's first
+timestamp are final (no later row can sort before them) and are written; the rest are carried.
+The result equals one global stable sort, and memory stays bounded by chunk + lag window.
+
+Output: ``<name>.parquet`` (tags as ``dictionary<int32, string>``, so pandas reads ``category`` and
+polars ``Categorical``; fields ``double`` or ``int64``; ``timestamp[ns, tz=UTC]``; one row group per
+chunk of about a million rows), ``<name>.csv`` (header, unquoted values, timestamps like
+``2016-01-01T00:00:00.000000Z``) and ``<name>.manifest.json``. Every file is written to a
+temporary name beside its final one, and all are renamed into place only when all are complete.
+
+Modules: ``params`` (DatasetParams: checked, named, from the config), ``hosts`` (the simulation:
+tags, walks, chunks, the out-of-order shuffle), ``writers`` (one Writer per format, registered
+in WRITERS), ``generator`` (the generate loop), ``manifest``.
+"""
+
+from ..columns import COLUMNS, FIELDS, TAGS, TIMESTAMP
+from .generator import generate
+from .hosts import DEFAULT_CHUNK_ROWS, REGIONS, TAG_VALUES
+from .manifest import MANIFEST_SCHEMA_VERSION
+from .params import (
+    DEFAULT_INTERVAL_S,
+    DEFAULT_START,
+    FIELD_TYPES,
+    GENERATOR_VERSION,
+    DatasetParams,
+    GeneratorError,
+    format_duration,
+    format_timestamp,
+    parse_duration,
+)
+from .writers import FORMATS, PARQUET_COMPRESSION, WRITERS, Writer, arrow_schema, column_schema
+
+__all__ = [
+    "COLUMNS",
+    "DEFAULT_CHUNK_ROWS",
+    "DEFAULT_INTERVAL_S",
+    "DEFAULT_START",
+    "FIELDS",
+    "FIELD_TYPES",
+    "FORMATS",
+    "GENERATOR_VERSION",
+    "MANIFEST_SCHEMA_VERSION",
+    "PARQUET_COMPRESSION",
+    "REGIONS",
+    "TAGS",
+    "TAG_VALUES",
+    "TIMESTAMP",
+    "WRITERS",
+    "DatasetParams",
+    "GeneratorError",
+    "Writer",
+    "arrow_schema",
+    "column_schema",
+    "format_duration",
+    "format_timestamp",
+    "generate",
+    "parse_duration",
+]

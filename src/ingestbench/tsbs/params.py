@@ -1,0 +1,279 @@
+"""The parameters of one TSBS cpu dataset (`DatasetParams`), checked, named and parsed from the
+config or the command line."""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from ingestbench.errors import UserError
+
+log = logging.getLogger(__name__)
+
+#: Bump when the same parameters would produce different rows (part of the manifest).
+GENERATOR_VERSION = "1"
+FIELD_TYPES = ("double", "long")
+
+DEFAULT_START = "2016-01-01T00:00:00Z"
+DEFAULT_INTERVAL_S = 10.0
+NS = 1_000_000_000
+
+
+class GeneratorError(UserError, ValueError):
+    """Bad generator input or an unwritable output; the message is one sentence: cause and fix."""
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ns|us|µs|ms|s|m|h)?\s*$")
+_UNIT_NS = {
+    "ns": 1,
+    "us": 1_000,
+    "µs": 1_000,
+    "ms": 1_000_000,
+    "s": NS,
+    "m": 60 * NS,
+    "h": 3600 * NS,
+}
+
+
+def parse_duration(value: Any, what: str, fix: str) -> float:
+    """Seconds from a number (seconds) or a string like ``"10s"``, ``"500ms"``, ``"1m"``."""
+    if isinstance(value, bool):
+        raise GeneratorError(f"{what} must be a duration like '10s' (got {value!r}): {fix}.")
+    if isinstance(value, int | float):
+        return float(value)
+    match = _DURATION.match(str(value))
+    if not match:
+        raise GeneratorError(
+            f"{what} must be a duration like '10s', '500ms' or '1m' (got {value!r}): {fix}."
+        )
+    return float(match.group(1)) * _UNIT_NS[match.group(2) or "s"] / NS
+
+
+def format_duration(ns: int) -> str:
+    """Compact duration for names: 10s, 500ms, 250us, 7ns."""
+    for unit, size in (("s", NS), ("ms", 1_000_000), ("us", 1_000)):
+        if ns % size == 0:
+            return f"{ns // size}{unit}"
+    return f"{ns}ns"
+
+
+def parse_start(value: Any) -> datetime:
+    if isinstance(value, datetime):
+        moment = value
+    else:
+        try:
+            moment = datetime.fromisoformat(str(value).strip())
+        except ValueError:
+            raise GeneratorError(
+                f"start must be an ISO-8601 time like {DEFAULT_START} (got {value!r}): "
+                "set datasets[].start (or --start) to such a time."
+            ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def positive_int(value: Any, what: str, key: str, flag: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise GeneratorError(
+            f"{what} must be a positive integer (got {value!r}): "
+            f"set datasets[].{key} (or {flag}) to 1 or more."
+        )
+    return int(value)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MAX_NS = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class DatasetParams:
+    """Parameters of one TSBS cpu dataset; they alone (with the generator version) fix its rows."""
+
+    scale: int
+    epochs: int
+    seed: int = 42
+    start: str = DEFAULT_START
+    interval_s: float = DEFAULT_INTERVAL_S
+    field_type: str = "double"
+    out_of_order_lag_s: float | None = None
+
+    def __post_init__(self) -> None:
+        positive_int(self.scale, "scale", "scale", "--scale")
+        positive_int(self.epochs, "epochs", "epochs", "--epochs")
+        if (
+            isinstance(self.seed, bool)
+            or not isinstance(self.seed, int | np.integer)
+            or self.seed < 0
+        ):
+            raise GeneratorError(
+                f"seed must be a non-negative integer (got {self.seed!r}): "
+                "set datasets[].seed (or --seed) to 0 or more."
+            )
+        if self.field_type not in FIELD_TYPES:
+            raise GeneratorError(
+                f"unknown field type {self.field_type!r}: set datasets[].field_type "
+                "(or --field-type) to 'double' or 'long'."
+            )
+        start = parse_start(self.start)
+        if start < _EPOCH:
+            raise GeneratorError(
+                f"start must not be before 1970-01-01 (got {self.start!r}): "
+                "set datasets[].start (or --start) to a later time."
+            )
+        interval_ok = isinstance(self.interval_s, int | float) and not isinstance(
+            self.interval_s, bool
+        )
+        interval_ns = self.interval_ns if interval_ok else 0
+        if not (interval_ok and interval_ns > 0 and interval_ns % 1_000 == 0):
+            raise GeneratorError(
+                "interval must be a positive whole number of microseconds "
+                f"(got {self.interval_s!r} s): set datasets[].interval (or --interval) "
+                "to '10s' or similar."
+            )
+        if self.start_ns + (self.epochs - 1) * interval_ns > _MAX_NS:
+            raise GeneratorError(
+                f"the last timestamp of {self.epochs} epochs every {format_duration(interval_ns)} "
+                "after the start is past the year 2262 (nanosecond limit): use fewer epochs, "
+                "a shorter interval or an earlier start."
+            )
+        lag = self.out_of_order_lag_s
+        if lag is not None and not (
+            isinstance(lag, int | float) and not isinstance(lag, bool) and math.isfinite(lag)
+            and round(lag * NS) >= 1
+        ):  # fmt: skip
+            raise GeneratorError(
+                f"the out-of-order lag must be a positive duration (got {lag!r}): set "
+                "datasets[].out_of_order.lag (or --out-of-order-lag) to '30s' or similar, or null."
+            )
+
+    # -- derived values
+    @property
+    def rows(self) -> int:
+        return self.scale * self.epochs
+
+    @property
+    def interval_ns(self) -> int:
+        try:
+            return round(self.interval_s * NS)
+        except (TypeError, ValueError, OverflowError):  # not a number, NaN, infinite
+            return 0
+
+    @property
+    def start_ns(self) -> int:
+        delta = parse_start(self.start) - _EPOCH
+        return (delta.days * 86_400 + delta.seconds) * NS + delta.microseconds * 1_000
+
+    @property
+    def lag_ns(self) -> int | None:
+        lag = self.out_of_order_lag_s
+        return None if lag is None else round(lag * NS)
+
+    @property
+    def name(self) -> str:
+        """E.g. ``cpu-s4000-e250-seed42``, ``cpu-s4000-e250-seed42-long-ooo30s``."""
+        parts = [f"cpu-s{self.scale}-e{self.epochs}-seed{self.seed}"]
+        if self.field_type == "long":
+            parts.append("long")
+        if self.lag_ns is not None:
+            parts.append(f"ooo{format_duration(self.lag_ns)}")
+        if self.interval_ns != round(DEFAULT_INTERVAL_S * NS):
+            parts.append(f"i{format_duration(self.interval_ns)}")
+        start = parse_start(self.start)
+        if start != parse_start(DEFAULT_START):
+            stamp = start.strftime("%Y%m%dT%H%M%S")
+            if start.microsecond:
+                stamp += f"{start.microsecond:06d}"
+            parts.append(f"t{stamp}Z")
+        return "-".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scale": self.scale,
+            "epochs": self.epochs,
+            "seed": self.seed,
+            "start": format_timestamp(self.start_ns),
+            "interval_s": self.interval_s,
+            "field_type": self.field_type,
+            "out_of_order_lag_s": self.out_of_order_lag_s,
+        }
+
+    @classmethod
+    def from_config(cls, d: dict) -> DatasetParams:
+        """From a ``datasets[]`` entry of config.yaml (``label`` and ``formats`` are ignored)."""
+        if not isinstance(d, dict):
+            raise GeneratorError(
+                f"a dataset entry must be a mapping (got {type(d).__name__}): "
+                "write datasets[] entries as 'scale: ..., epochs: ...'."
+            )
+        known = {
+            "scale",
+            "epochs",
+            "rows",
+            "seed",
+            "start",
+            "interval",
+            "field_type",
+            "out_of_order",
+        }
+        unknown = sorted(set(d) - known - {"label", "formats"})
+        if unknown:
+            log.warning("ignoring unknown dataset keys %s", ", ".join(unknown))
+        if "scale" not in d:
+            raise GeneratorError(
+                "a dataset has no scale: set datasets[].scale to the number of hosts."
+            )
+        scale = positive_int(d["scale"], "scale", "scale", "--scale")
+        epochs, rows = d.get("epochs"), d.get("rows")
+        if epochs is None and rows is None:
+            raise GeneratorError(
+                "a dataset has neither epochs nor rows: "
+                "set datasets[].epochs (or rows) to 1 or more."
+            )
+        if rows is not None:
+            rows = positive_int(rows, "rows", "rows", "--rows")
+            from_rows = -(-rows // scale)
+            if epochs is not None and epochs != from_rows:
+                raise GeneratorError(
+                    f"a dataset sets both epochs ({epochs}) and rows ({rows}, i.e. {from_rows} "
+                    "epochs): keep only one of datasets[].epochs and datasets[].rows."
+                )
+            epochs = from_rows
+        lag = None
+        ooo = d.get("out_of_order")
+        if ooo is not None:
+            if not isinstance(ooo, dict) or ooo.get("lag") is None:
+                raise GeneratorError(
+                    f"out_of_order must be null or a mapping with a lag (got {ooo!r}): "
+                    "write 'out_of_order: {lag: 30s}'."
+                )
+            lag = parse_duration(ooo["lag"], "out_of_order.lag", "write 'lag: 30s' or similar")
+        interval = d.get("interval")
+        interval_s = (
+            DEFAULT_INTERVAL_S
+            if interval is None
+            else parse_duration(interval, "interval", "set datasets[].interval to '10s' or similar")
+        )
+        start = d.get("start")
+        if isinstance(start, datetime):  # YAML turns unquoted times into datetimes
+            start = parse_start(start).isoformat().replace("+00:00", "Z")
+        return cls(
+            scale=scale,
+            epochs=epochs,
+            seed=d.get("seed", 42) if d.get("seed") is not None else 42,
+            start=start or DEFAULT_START,
+            interval_s=interval_s,
+            field_type=d.get("field_type") or "double",
+            out_of_order_lag_s=lag,
+        )
+
+
+def format_timestamp(ns: int) -> str:
+    """``2016-01-01T00:00:00.000000Z`` (the CSV format) for nanoseconds since the epoch."""
+    return str(np.datetime64(int(ns) // 1_000, "us")) + "Z"

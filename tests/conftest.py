@@ -10,6 +10,15 @@ from ingestbench.jar import fetch_jar
 from ingestbench.server import embedded_server
 
 QUESTDB_VERSION = "9.3.4"
+# A test that takes one of these fixtures needs a QuestDB server (or its jar): marked `server`.
+SERVER_FIXTURES = {"questdb", "questdb_jar"}
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Mark `server` every test that uses a server fixture, so `-m "not server"` needs no Java."""
+    for item in items:
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.server)
 
 
 @pytest.fixture(scope="session")

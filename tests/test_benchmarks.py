@@ -7,6 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -24,6 +27,7 @@ def test_bench_generate_prints_a_row_per_size_and_format():
     assert [r.split("|")[2].strip() for r in rows] == ["parquet", "csv"]
 
 
+@pytest.mark.server
 def test_bench_ceiling_measures_every_case_against_a_real_server():
     out = bench("bench_ceiling.py", "--scale", "40", "--epochs", "50", "--loop-rows", "500",
                 "--repeats", "1")  # fmt: skip
@@ -39,6 +43,7 @@ def test_bench_ceiling_measures_every_case_against_a_real_server():
     assert "the 25x target needs dataframe() at" in out
 
 
+@pytest.mark.server
 def test_bench_compare_runs_the_named_variants_interleaved():
     out = bench("bench_compare.py", "pandas-dataframe-csv-http", "polars-rows-parquet-tcp",
                 "--scale", "40", "--epochs", "50", "--repeats", "2")  # fmt: skip

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -22,6 +24,7 @@ def test_variants_lists_the_matrix_of_a_config():
     assert "  none-server_parquet-parquet-http" in result.stdout
 
 
+@pytest.mark.server
 def test_ingest_runs_one_variant_on_its_own_server(tiny_dataset, tmp_path):
     out = tmp_path / "run.json"
     result = ingestbench("ingest", "polars-batches-csv-http-b500", "--data",

@@ -9,7 +9,9 @@ import yaml
 from ingestbench.config import validate_config
 from ingestbench.variants import (
     CLIENT_METHODS,
+    FORMATS,
     SERVER_METHODS,
+    TRANSPORTS,
     Variant,
     expand_spec,
     parse_variant_name,
@@ -76,3 +78,23 @@ def test_the_out_of_order_dataset_runs_dataframe_and_threads():
     config = validate_config(yaml.safe_load((REPO / "config.yaml").read_text()))
     ooo = variants_by_dataset(config, ["main", "ooo"])["ooo"]
     assert {v.method for v in ooo} >= {"dataframe", "threads"}
+
+
+def test_every_method_of_the_matrix_has_one_registered_class_and_no_more():
+    from ingestbench.methods import METHODS, Method
+
+    assert set(METHODS) == set(CLIENT_METHODS) | set(SERVER_METHODS)
+    assert all(issubclass(cls, Method) for cls in METHODS.values())
+
+
+def test_the_schema_offers_exactly_the_matrix():
+    schema = yaml.safe_load((REPO / "schemas" / "config.schema.yaml").read_text())
+    assert set(schema["$defs"]["method"]["enum"]) == {*CLIENT_METHODS, *SERVER_METHODS}
+    assert set(schema["$defs"]["format"]["enum"]) == set(FORMATS)
+    assert set(schema["$defs"]["transport"]["enum"]) == set(TRANSPORTS)
+
+
+def test_every_format_of_the_matrix_has_a_writer():
+    from ingestbench.tsbs import WRITERS
+
+    assert set(FORMATS) <= set(WRITERS)

@@ -13,6 +13,7 @@ import pandas as pd
 import psutil
 import pytest
 
+pytestmark = [pytest.mark.slow, pytest.mark.server]
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = REPO / "tests" / "data" / "config.test.yaml"
 

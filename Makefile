@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 CORES ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install run test lint format charts report lock bench-generate bench-ceiling bench-libraries clean
+.PHONY: install run test test-quick lint format charts report rulegraph lock bench-generate bench-ceiling bench-libraries clean
 
 install: $(STAMP)
 
@@ -26,6 +26,10 @@ run: install
 ## Unit tests and a tiny end-to-end run of the workflow, against a real QuestDB and DuckDB.
 test: install
 	$(BIN)/python -m pytest
+
+## Quick feedback (under a minute or two): everything but the workflow runs and benchmarks.
+test-quick: install
+	$(BIN)/python -m pytest -m "not slow"
 
 lint: install
 	$(BIN)/ruff check .
@@ -45,21 +49,25 @@ charts: install
 report: install
 	$(BIN)/snakemake --report report.html
 
+## Regenerate the rule graph (Mermaid) that README.md shows; a test checks it is current.
+rulegraph: install
+	$(BIN)/python -m ingestbench.rulegraph
+
 ## Re-pin every dependency after editing requirements.in (then commit requirements.lock).
 lock: install
 	$(BIN)/python -m pip install --quiet uv
 	$(BIN)/uv pip compile requirements.in --python-version 3.11 --generate-hashes -o requirements.lock
 	$(BIN)/python -m ingestbench.lockfile
 
-## Generator speed and memory (issue 3 targets): 1M and 10M rows, Parquet and CSV.
+## Generator speed and memory: 1M and 10M rows, Parquet and CSV.
 bench-generate: install
 	$(BIN)/python benchmarks/bench_generate.py --rows 1000000 10000000 --formats parquet csv --repeats 3
 
-## The rows loop, dataframe() and the server's ILP ceiling in one run (issue 4's 25x target).
+## The rows loop, dataframe() and the server's ILP ceiling in one run.
 bench-ceiling: install
 	$(BIN)/python benchmarks/bench_ceiling.py --repeats 3
 
-## pandas against polars dataframe(), Parquet and CSV, interleaved on one server (issue 4's 15%).
+## pandas against polars dataframe(), Parquet and CSV, interleaved on one server.
 bench-libraries: install
 	$(BIN)/python benchmarks/bench_compare.py --repeats 7 \
 		pandas-dataframe-parquet-http polars-dataframe-parquet-http \

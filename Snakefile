@@ -1,5 +1,5 @@
 # Benchmark: the fastest correct way to get a dataframe into QuestDB (TSBS cpu dataset).
-# See README.md for the commands and ../shared/DESIGN.md-style notes in the code for the design.
+# README.md describes the commands, the layout and the results; rules/ holds the stages.
 
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version

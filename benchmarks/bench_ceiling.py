@@ -1,10 +1,10 @@
 """The rows loop, dataframe() and the server's own ceiling, measured in one run on one server.
 
-Issue 4 asks that pandas `dataframe()` over HTTP send at least 25x the rows/s of the pandas rows
-loop. Whether that is reachable on a machine depends on how fast the server takes ILP at all, so
-this benchmark measures, against one QuestDB started as `config.yaml` says (a fresh embedded one
-by default) and with the workflow's own methods and timing boundaries (rows/s of the `send`
-phase, medians of the repeats, interleaved):
+Can pandas `dataframe()` over HTTP send 25x the rows/s of the pandas rows loop (about the ratio
+QuestDB's blog reports)? Whether that is reachable on a machine depends on how fast the server
+takes ILP at all, so this benchmark measures, against one QuestDB started as `config.yaml` says
+(a fresh embedded one by default) and with the workflow's own methods and timing boundaries
+(rows/s of the `send` phase, medians of the repeats, interleaved):
 
 - `rows loop`: pandas `itertuples` + `sender.row()` over HTTP, on the first --loop-rows rows;
 - `dataframe`: one `sender.dataframe()` over HTTP (auto-flush every 75,000 rows);

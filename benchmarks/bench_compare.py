@@ -4,7 +4,7 @@ The workflow runs each variant as its own job, minutes apart, so on a shared mac
 difference between two variants can be drift. This runs the named variants round-robin (variant
 A, B, C, then A, B, C again ...) against one QuestDB, with the workflow's own methods and timing
 boundaries, and prints medians of end to end and of the send phase, each as a ratio to the first
-variant. Issue 4's polars-vs-pandas target is measured this way (`make bench-libraries`):
+variant. pandas against polars is measured this way (`make bench-libraries`):
 
     .venv/bin/python benchmarks/bench_compare.py pandas-dataframe-parquet-http \\
         polars-dataframe-parquet-http --repeats 7

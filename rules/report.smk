@@ -5,7 +5,8 @@
 
 import os
 
-from ingestbench.charts import CHARTS  # the chart list (light: no matplotlib at parse time)
+# The chart list, from a light module: parsing the workflow does not load matplotlib.
+from ingestbench.charts import CHARTS
 from ingestbench.config import config_hash
 
 REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(workflow.snakefile)))

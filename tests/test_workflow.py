@@ -125,3 +125,11 @@ def test_a_failed_ingestion_leaves_no_run_file_and_reruns(finished_run):
     rerun = snakemake(workdir, str(run.relative_to(workdir)))
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     assert json.loads(run.read_text())["rows"] == 2000
+
+
+def test_the_readme_shows_the_current_rule_graph():
+    from ingestbench import rulegraph
+
+    committed = rulegraph.graph(rulegraph.committed())
+    assert committed[0], "README.md has no rule graph between its markers"
+    assert committed == rulegraph.graph(rulegraph.generate()), "run `make rulegraph`"

@@ -21,6 +21,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ingestbench.files import write_json_atomic
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -109,7 +111,7 @@ def main() -> None:
         if args.out is None:
             shutil.rmtree(scratch, ignore_errors=True)
     if args.json:
-        args.json.write_text(json.dumps(records, indent=2) + "\n")
+        write_json_atomic(args.json, records)
 
 
 if __name__ == "__main__":

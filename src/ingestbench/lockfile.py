@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .files import write_text_atomic
+
 ROOT = Path(__file__).resolve().parents[2]
 LOCK = ROOT / "requirements.lock"
 DIRECT = ROOT / "requirements.in"
@@ -54,5 +56,5 @@ def conda_env_text(lock: Path = LOCK, direct: Path = DIRECT) -> str:
 
 
 if __name__ == "__main__":
-    CONDA_ENV.write_text(conda_env_text())
+    write_text_atomic(CONDA_ENV, conda_env_text())
     print(f"wrote {CONDA_ENV}")

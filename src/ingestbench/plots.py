@@ -13,7 +13,6 @@ PNG 900 px wide. Several datasets become stacked panels, each titled with its si
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -40,6 +39,7 @@ from .chart_data import (  # noqa: E402
     speedup_data,
 )
 from .charts import CHARTS  # noqa: E402
+from .files import load_json  # noqa: E402
 from .plot_style import (  # noqa: E402
     LIBRARY_COLORS,
     PHASE_COLORS,
@@ -352,5 +352,5 @@ def render_chart_files(
     name: str, summary_csv: Path, environment_json: Path | None, outputs
 ) -> None:
     df = read_summary(summary_csv)
-    env = json.loads(Path(environment_json).read_text()) if environment_json else None
+    env = load_json(environment_json, "environment file") if environment_json else None
     render_chart(name, df, env, outputs)

@@ -6,6 +6,7 @@ import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm cond
 
 from ingestbench.errors import run_reporting_user_errors
 from ingestbench.ingest import ingest_job
+from ingestbench.jar import server_jar
 from ingestbench.logs import setup_logging
 from ingestbench.variants import parse_variant_name
 
@@ -21,7 +22,7 @@ def main(sm) -> None:
             Path(sm.output.run),
             Path(sm.output.actual),
             Path(sm.output.export),
-            jar=Path(sm.input.jar) if sm.input.get("jar") else None,
+            jar=server_jar(sm.config["questdb"]),
             server_log=Path(sm.log.server),
         )
     )

@@ -149,7 +149,9 @@ def run_ingest(args: argparse.Namespace) -> int:
     manifest = data.with_name(data.name.rsplit(".", 1)[0] + ".manifest.json")
     if not manifest.is_file():
         raise UserError(f"{manifest} is missing; write it with `ingestbench generate`.")
-    doc = ingest_job(config, variant, data, manifest, Path(args.out))
+    # Kept where the workflow keeps its server logs, so a failed start can name a file that exists.
+    server_log = Path("results/logs/questdb") / f"{variant.name}.log"
+    doc = ingest_job(config, variant, data, manifest, Path(args.out), server_log=server_log)
     for r in doc["repeats"]:
         rate = doc["rows"] / r["end_to_end"]
         print(f"repeat {r['repeat']}: {r['end_to_end']:.3f} s end to end, {rate:,.0f} rows/s")

@@ -7,7 +7,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from .files import write_json_atomic
+from .files import space_for, write_json_atomic
 from .methods import Job
 from .runner import run_variant
 from .server import questdb_server
@@ -55,6 +55,7 @@ def ingest_job(
             aggregates = questdb_aggregates(qdb, table)
             write_json_atomic(actual_out, {"schema_version": 1, "aggregates": aggregates})
         if export_out:
-            export_table(qdb, table, Path(export_out))
+            with space_for(export_out):
+                export_table(qdb, table, Path(export_out))
     write_json_atomic(run_out, doc)  # last: a run file exists only for a finished job
     return doc

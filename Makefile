@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 CORES ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install run test lint format charts report lock bench-generate bench-ceiling bench-libraries clean
+.PHONY: install run test test-faults lint format charts report lock bench-generate bench-ceiling bench-libraries clean
 
 install: $(STAMP)
 
@@ -26,6 +26,11 @@ run: install
 ## Unit tests and a tiny end-to-end run of the workflow, against a real QuestDB and DuckDB.
 test: install
 	$(BIN)/python -m pytest
+
+## Faults injected against real servers and workflows (killed servers and workers, Ctrl-C, a
+## corrupted jar, damaged data, a full disk, two clones at once); about 5 minutes.
+test-faults: install
+	$(BIN)/python -m pytest -m faults
 
 lint: install
 	$(BIN)/ruff check .

@@ -63,7 +63,9 @@ def test_a_corrupted_cached_jar_names_the_file_to_delete(cached_copy, damage):
     else:
         del data[-1000:]
     cached_copy.write_bytes(bytes(data))
-    with pytest.raises(UserError, match=f"cached QuestDB jar {cached_copy} is corrupted .*; delete"):
+    with pytest.raises(
+        UserError, match=f"cached QuestDB jar {cached_copy} is corrupted .*; delete"
+    ):
         jar.fetch_jar("9.3.4", cached_copy.parent)
     assert cached_copy.read_bytes() == bytes(data), "a corrupted jar is named, not rewritten"
     cached_copy.unlink()

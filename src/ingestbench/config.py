@@ -59,9 +59,10 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
     """Validate in place, filling defaults; raise ConfigError naming the offending key."""
     schema = yaml.safe_load(schema_path.read_text())
     cls = _with_defaults(jsonschema.validators.validator_for(schema))
-    if RESULT_FILE_KEYS <= config.keys():
+    if config.keys() >= RESULT_FILE_KEYS:
         raise ConfigError(
-            "the config looks like a run file (it has " + ", ".join(sorted(RESULT_FILE_KEYS))
+            "the config looks like a run file (it has "
+            + ", ".join(sorted(RESULT_FILE_KEYS))
             + "): --configfile reads every path after it as a config; put targets before "
             "--configfile."
         )

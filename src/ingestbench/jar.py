@@ -77,22 +77,28 @@ def verify_jar(jar: Path, version: str) -> dict:
     try:
         record = json.loads(record_path(jar).read_text())
     except (OSError, ValueError):
-        try:
-            published = _published_sha1(version)
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise UserError(
-                f"cannot check the cached QuestDB jar {jar} against Maven Central's SHA-1 "
-                f"({exc}); check the network, or set questdb.jar to {jar} to use it unchecked."
-            ) from None
-        if _sha1(data) != published:
-            raise _corrupted(jar, f"its SHA-1 is not {published}, the one Maven Central publishes")
-        record = {"version": version, "size": len(data), "sha1": published}
-        write_json_atomic(record_path(jar), record)
-        return record
+        return _record_unrecorded_jar(jar, version, data)
     if len(data) != record["size"]:
-        raise _corrupted(jar, f"{len(data)} bytes, {record_path(jar).name} records {record['size']}")
+        raise _corrupted(
+            jar, f"{len(data)} bytes, {record_path(jar).name} records {record['size']}"
+        )
     if _sha1(data) != record["sha1"]:
         raise _corrupted(jar, f"its SHA-1 differs from the one in {record_path(jar).name}")
+    return record
+
+
+def _record_unrecorded_jar(jar: Path, version: str, data: bytes) -> dict:
+    try:
+        published = _published_sha1(version)
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        raise UserError(
+            f"cannot check the cached QuestDB jar {jar} against Maven Central's SHA-1 "
+            f"({exc}); check the network, or set questdb.jar to {jar} to use it unchecked."
+        ) from None
+    if _sha1(data) != published:
+        raise _corrupted(jar, f"its SHA-1 is not {published}, the one Maven Central publishes")
+    record = {"version": version, "size": len(data), "sha1": published}
+    write_json_atomic(record_path(jar), record)
     return record
 
 

@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 CORES ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install run test test-quick lint format charts report rulegraph lock bench-generate bench-ceiling bench-libraries clean
+.PHONY: install run test test-quick test-faults lint format charts report rulegraph lock bench-generate bench-ceiling bench-libraries clean
 
 install: $(STAMP)
 
@@ -29,7 +29,12 @@ test: install
 
 ## Quick feedback (under a minute or two): everything but the workflow runs and benchmarks.
 test-quick: install
-	$(BIN)/python -m pytest -m "not slow"
+	$(BIN)/python -m pytest -m "not slow and not faults"
+
+## Faults injected against real servers and workflows (killed servers and workers, Ctrl-C, a
+## corrupted jar, damaged data, a full disk, two clones at once); about 5 minutes.
+test-faults: install
+	$(BIN)/python -m pytest -m faults
 
 lint: install
 	$(BIN)/ruff check .

@@ -1,10 +1,7 @@
 # Helpers shared by all the .smk files — the validated config, datasets and the variant matrix.
 # The matrix itself is decided in ingestbench.variants; this file only turns it into file lists.
 
-from pathlib import Path
-
 from ingestbench.charts import chart_paths
-from ingestbench.jar import default_cache_dir
 from ingestbench.tsbs import DatasetParams
 from ingestbench.variants import parse_variant_name, variants_by_dataset
 
@@ -36,17 +33,21 @@ def validation_files():
     return [f"results/validation/{ds}/{v}.json" for ds, v in run_pairs()]
 
 
-def questdb_jar():
-    """The jar the server jobs need: a configured path, the cached download, or none (external)."""
+def questdb_jar_input():
+    """What a server job depends on: the configured jar, this workflow's record of the cached
+    jar, or nothing (external). The cached jar itself is shared by every clone and never an input:
+    its mtime must not rerun anything. The record is ancient() for the same reason; its path names
+    the version, so a new version still reruns the server jobs."""
     qdb = config["questdb"]
     if qdb["mode"] == "external":
         return []
     if qdb["jar"]:
         return qdb["jar"]
-    cache = (
-        Path(qdb["cache_dir"]).expanduser() if qdb["cache_dir"] else default_cache_dir()
-    )
-    return str(cache / f"questdb-{qdb['version']}.jar")
+    return ancient(questdb_jar_record())
+
+
+def questdb_jar_record():
+    return f"results/questdb/questdb-{config['questdb']['version']}.json"
 
 
 def charts_files():

@@ -6,7 +6,7 @@ rule ingest:
     input:
         data=lambda w: f"results/data/{w.dataset}.{variant_config(w.variant)['format']}",
         manifest="results/data/{dataset}.manifest.json",
-        jar=questdb_jar(),
+        jar=questdb_jar_input(),
     output:
         run="results/runs/{dataset}/{variant}.json",
         actual="results/actual/{dataset}/{variant}.json",

@@ -23,7 +23,7 @@ report: "../report/workflow.rst"
 rule environment:
     input:
         lock=os.path.join(REPO_DIR, "requirements.lock"),
-        jar=questdb_jar(),
+        jar=questdb_jar_input(),
     output:
         report(
             "results/environment.json",

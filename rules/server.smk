@@ -1,10 +1,11 @@
-# The QuestDB server jar, cached outside results/ so that a clean of results/ keeps it.
+# The QuestDB server jar lives in a cache shared by every clone (outside results/, so a clean of
+# results/ keeps it). This rule's output is only this workflow's record of it: the shared jar is
+# never an output, so no workflow deletes it or reruns because another one touched it.
 
 
 rule fetch_questdb:
     output:
-        # A path in the user's cache (see questdb_jar() in common.smk), not under results/.
-        jar=questdb_jar() or "never-built-in-external-mode.jar",
+        record=questdb_jar_record(),
     log:
         "results/logs/fetch_questdb.log",
     conda:

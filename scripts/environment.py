@@ -6,6 +6,7 @@ import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm cond
 
 from ingestbench.environment import record_environment
 from ingestbench.errors import run_reporting_user_errors
+from ingestbench.jar import server_jar
 from ingestbench.logs import setup_logging
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -16,7 +17,7 @@ run_reporting_user_errors(
         Path(sm.output[0]),
         lock_path=Path(sm.input.lock),
         workflow_dir=Path(sm.params.workflow_dir),
-        jar=Path(sm.input.jar) if sm.input.get("jar") else None,
+        jar=server_jar(sm.config["questdb"]),
         server_log=Path(sm.log.server),
     )
 )

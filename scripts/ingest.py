@@ -7,6 +7,7 @@ import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm cond
 from ingestbench.config import Settings
 from ingestbench.errors import run_reporting_user_errors
 from ingestbench.ingest import IngestFiles, ingest_job
+from ingestbench.jar import server_jar
 from ingestbench.logs import setup_logging
 from ingestbench.variants import parse_variant_name
 
@@ -25,7 +26,7 @@ def main(sm) -> None:
             Settings.from_config(sm.config),
             parse_variant_name(sm.wildcards.variant),
             files,
-            jar=Path(sm.input.jar) if sm.input.get("jar") else None,
+            jar=server_jar(sm.config["questdb"]),
             server_log=Path(sm.log.server),
         )
     )

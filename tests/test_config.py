@@ -59,3 +59,31 @@ def test_snakemake_stops_before_any_job(tmp_path):
     assert result.returncode != 0
     assert "invalid config at 'repeats'" in result.stderr
     assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "bad"),
+    [
+        ("method", "teleport", "'teleport'"),
+        ("method", ["dataframe", "teleport"], "'teleport'"),
+        ("library", "numpy", "'numpy'"),
+        ("format", ["feather"], "'feather'"),
+        ("transport", "udp", "'udp'"),
+    ],
+)
+def test_an_unknown_value_lists_the_allowed_ones(key, value, bad):
+    config = copy.deepcopy(DEFAULT)
+    config["variants"][0][key] = value
+    with pytest.raises(ConfigError) as caught:
+        validate_config(config)
+    assert f"{bad} is not one of " in str(caught.value)
+    allowed = {"method": "rows, dataframe", "library": "pandas, polars",
+               "format": "parquet, csv", "transport": "http, tcp"}[key]  # fmt: skip
+    assert allowed in str(caught.value)
+
+
+def test_a_run_file_read_as_a_config_says_where_targets_go():
+    run = REPO / "tests" / "fixtures" / "runs"
+    doc = yaml.safe_load(next((run / "results" / "runs").rglob("*.json")).read_text())
+    with pytest.raises(ConfigError, match="looks like a run file.*put targets before --configfile"):
+        validate_config({**copy.deepcopy(DEFAULT), **doc})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pytest
 
@@ -36,3 +37,43 @@ def test_a_configured_jar_is_used_as_is_and_a_missing_one_is_named(tmp_path, que
     assert jar.resolve_jar({"jar": str(questdb_jar)}) == questdb_jar
     with pytest.raises(UserError, match="points to .*missing.jar, which does not exist"):
         jar.resolve_jar({"jar": str(tmp_path / "missing.jar")})
+
+
+@pytest.fixture
+def cached_copy(questdb_jar, tmp_path):
+    """A private cache holding a verified copy of the jar (the user's cache is never touched)."""
+    jar.fetch_jar("9.3.4", questdb_jar.parent)  # records size and SHA-1 beside it
+    for source in (questdb_jar, jar.record_path(questdb_jar)):
+        (tmp_path / source.name).write_bytes(source.read_bytes())
+    return tmp_path / questdb_jar.name
+
+
+def test_a_verified_cached_jar_is_never_rewritten(cached_copy):
+    before = cached_copy.stat()
+    assert jar.fetch_jar("9.3.4", cached_copy.parent) == cached_copy
+    after = cached_copy.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate"])
+def test_a_corrupted_cached_jar_names_the_file_to_delete(cached_copy, damage):
+    data = bytearray(cached_copy.read_bytes())
+    if damage == "flip":
+        data[len(data) // 2 : len(data) // 2 + 16] = bytes(b ^ 0xFF for b in data[:16])
+    else:
+        del data[-1000:]
+    cached_copy.write_bytes(bytes(data))
+    with pytest.raises(
+        UserError, match=f"cached QuestDB jar {cached_copy} is corrupted .*; delete"
+    ):
+        jar.fetch_jar("9.3.4", cached_copy.parent)
+    assert cached_copy.read_bytes() == bytes(data), "a corrupted jar is named, not rewritten"
+    cached_copy.unlink()
+    assert jar.verify_jar(jar.fetch_jar("9.3.4", cached_copy.parent), "9.3.4")["size"] > 0
+
+
+def test_a_jar_cached_before_records_existed_gets_its_record(cached_copy):
+    jar.record_path(cached_copy).unlink()
+    record = jar.verify_jar(cached_copy, "9.3.4")
+    assert json.loads(jar.record_path(cached_copy).read_text()) == record
+    assert record["size"] == cached_copy.stat().st_size

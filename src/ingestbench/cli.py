@@ -149,7 +149,11 @@ def run_ingest(args: argparse.Namespace) -> int:
     manifest = data.with_name(data.name.rsplit(".", 1)[0] + ".manifest.json")
     if not manifest.is_file():
         raise UserError(f"{manifest} is missing; write it with `ingestbench generate`.")
-    run = ingest_job(settings, variant, IngestFiles(data, manifest, Path(args.out)))
+    # Kept where the workflow keeps its server logs, so a failed start can name a file that exists.
+    server_log = Path("results/logs/questdb") / f"{variant.name}.log"
+    run = ingest_job(
+        settings, variant, IngestFiles(data, manifest, Path(args.out)), server_log=server_log
+    )
     for r in run.repeats:
         rate = run.rows / r.end_to_end
         print(f"repeat {r.repeat}: {r.end_to_end:.3f} s end to end, {rate:,.0f} rows/s")

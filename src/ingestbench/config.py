@@ -18,6 +18,11 @@ from .errors import UserError
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
 
 
+# Keys every run file has at its top level and no config has: Snakemake's --configfile takes every
+# path after it, so a target typed there arrives merged into the config.
+RESULT_FILE_KEYS = frozenset({"schema_version", "dataset", "variant"})
+
+
 class ConfigError(UserError):
     pass
 
@@ -43,14 +48,31 @@ def _path(error: jsonschema.ValidationError) -> str:
     return "".join(parts) or "(top level)"
 
 
+def _message(error: jsonschema.ValidationError) -> str:
+    """The schema's message; for an unknown value (also one a oneOf hides) the allowed values."""
+    enums = [e for e in [error, *(error.context or ())] if e.validator == "enum"]
+    if not enums:
+        return error.message
+    deepest = max(enums, key=lambda e: len(e.absolute_path))  # the bad item of a list
+    allowed = ", ".join(map(str, deepest.validator_value))
+    return f"{deepest.instance!r} is not one of {allowed}"
+
+
 def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> dict[str, Any]:
     """Validate in place, filling defaults; raise ConfigError naming the offending key."""
     schema = yaml.safe_load(schema_path.read_text())
     cls = _with_defaults(jsonschema.validators.validator_for(schema))
+    if config.keys() >= RESULT_FILE_KEYS:
+        raise ConfigError(
+            "the config looks like a run file (it has "
+            + ", ".join(sorted(RESULT_FILE_KEYS))
+            + "): --configfile reads every path after it as a config; put targets before "
+            "--configfile."
+        )
     error = jsonschema.exceptions.best_match(cls(schema).iter_errors(config))
     if error is not None:
         raise ConfigError(
-            f"invalid config at '{_path(error)}': {error.message}; "
+            f"invalid config at '{_path(error)}': {_message(error)}; "
             f"fix that key in your config file (allowed keys and values: {schema_path.name})."
         )
     labels = [d["label"] for d in config["datasets"]]

@@ -9,6 +9,7 @@ the fix.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 from collections.abc import Iterator
@@ -16,6 +17,23 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UserError
+
+# A full disk, a full quota, or a file-size limit (ulimit -f): the user frees space and reruns.
+NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+@contextlib.contextmanager
+def space_for(path: str | Path) -> Iterator[None]:
+    """Turn running out of space while writing `path` into one sentence naming it."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in NO_SPACE:
+            raise
+        raise UserError(
+            f"no space left to write {path} ({exc.strerror}); nothing half-written was kept: "
+            f"free space on its disk (or raise the file size limit), then rerun."
+        ) from None
 
 
 def temporary_path(path: str | Path) -> Path:
@@ -28,16 +46,18 @@ def temporary_path(path: str | Path) -> Path:
 def atomic_paths(*paths: str | Path) -> Iterator[list[Path]]:
     """Temporary paths to write; all are renamed into place together when the block succeeds.
 
-    On any error the temporaries are removed and the final files stay as they were.
+    On any error the temporaries are removed and the final files stay as they were; running out
+    of space becomes one sentence naming the first file.
     """
     finals = [Path(p) for p in paths]
     temps = [temporary_path(p) for p in finals]
     try:
-        for final in finals:
-            final.parent.mkdir(parents=True, exist_ok=True)
-        yield temps
-        for tmp, final in zip(temps, finals, strict=True):
-            os.replace(tmp, final)
+        with space_for(finals[0]):
+            for final in finals:
+                final.parent.mkdir(parents=True, exist_ok=True)
+            yield temps
+            for tmp, final in zip(temps, finals, strict=True):
+                os.replace(tmp, final)
     finally:
         for tmp in temps:
             with contextlib.suppress(OSError):

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Settings
-from .files import load_json, write_json_atomic
+from .files import load_json, space_for, write_json_atomic
 from .methods import Job
 from .records import SCHEMA_VERSION, RunFile, write_run
 from .runner import run_variant
@@ -67,5 +67,6 @@ def ingest_job(
                 files.actual, {"schema_version": SCHEMA_VERSION, "aggregates": aggregates}
             )
         if files.export:
-            export_table(qdb, table, Path(files.export))
+            with space_for(files.export):
+                export_table(qdb, table, Path(files.export))
     return write_run(files.run, doc)  # last: a run file exists only for a finished job

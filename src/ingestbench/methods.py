@@ -13,7 +13,6 @@ import contextlib
 import json
 import logging
 import multiprocessing as mp
-import queue
 import resource
 import shutil
 import threading
@@ -34,6 +33,7 @@ from .readers import head, import_libraries, read_frame, to_pandas
 from .server import QuestDB
 from .timing import PHASES, Clock  # noqa: F401 (PHASES: re-exported for older imports)
 from .variants import Variant
+from .workers import collect, watched
 
 log = logging.getLogger(__name__)
 # Each repeat connects fresh senders on purpose (a repeat is a whole ingestion), so the client's
@@ -263,24 +263,22 @@ class Processes(Method):
         ]
         for p in procs:
             p.start()
-        try:
-            barrier.wait()  # all workers started, imported and connected
-            clock.restart()
-            for phase in ("read", "convert", "send"):
-                barrier.wait()
-                clock.lap(phase)
-        except threading.BrokenBarrierError:
-            pass  # a worker failed; its message follows
-        try:
-            outcomes = [results.get(timeout=600) for _ in procs]
-        except queue.Empty:  # a worker died without reporting (killed, or crashed natively)
+        with watched(procs, barrier):
+            try:
+                barrier.wait()  # all workers started, imported and connected
+                clock.restart()
+                for phase in ("read", "convert", "send"):
+                    barrier.wait()
+                    clock.lap(phase)
+            except threading.BrokenBarrierError:
+                pass  # a worker failed or died; its message follows
+            outcomes = collect(procs, results, timeout_s=600)
+        if outcomes is None:  # a worker died without reporting (killed, or crashed natively)
             codes = [p.exitcode for p in procs]
             raise SendError(
                 f"{job.variant.name}: a worker process died without a word (exit codes {codes}); "
                 f"check memory and the server log, then rerun this job."
-            ) from None
-        for p in procs:
-            p.join()
+            )
         errors = [o[1] for o in outcomes if o[0] == "error"]
         if errors:
             raise SendError(

@@ -210,7 +210,7 @@ def embedded_server(
                      ports["http"], ports["ilp"])  # fmt: skip
             qdb = QuestDB(LOOPBACK, ports["http"], ports["ilp"], ports["pg"], root / "import",
                           proc.pid, root)  # fmt: skip
-            _wait_ready(qdb, proc, startup_timeout_s, log_path)
+            _wait_ready(qdb, proc, startup_timeout_s, log_path, jar)
             yield qdb
     finally:
         if proc is not None:
@@ -222,13 +222,16 @@ def embedded_server(
             shutil.rmtree(root, ignore_errors=True)
 
 
-def _wait_ready(qdb: QuestDB, proc: subprocess.Popen, timeout_s: float, log_path: Path) -> None:
+def _wait_ready(
+    qdb: QuestDB, proc: subprocess.Popen, timeout_s: float, log_path: Path, jar: Path
+) -> None:
     deadline = time.monotonic() + timeout_s
     while True:
         if proc.poll() is not None:
             raise QuestDBError(
-                f"QuestDB exited with code {proc.returncode} while starting; the end of its log "
-                f"({log_path}):\n{_tail(log_path)}"
+                f"QuestDB exited with code {proc.returncode} while starting; fix the cause its "
+                f"log {log_path} names (a damaged jar: delete {jar} and rerun), then "
+                f"rerun. The end of the log:\n{_tail(log_path)}"
             )
         try:
             r = requests.get(f"{qdb.url}/exec", params={"query": "SELECT 1"}, timeout=2)

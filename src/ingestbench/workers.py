@@ -1,0 +1,62 @@
+"""Watching the worker processes of one repeat, so that one dying never leaves the others waiting.
+
+A killed worker (SIGKILL, the OOM killer) reports nothing and never reaches the barrier its
+siblings and the parent wait on; without a watch the parent would wait out the barrier's timeout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+
+def died(procs: list) -> list:
+    """Workers that ended abnormally (a worker that reports, even an error, exits with 0)."""
+    return [p for p in procs if p.exitcode not in (None, 0)]
+
+
+@contextlib.contextmanager
+def watched(procs: list, barrier, interval_s: float = 0.2) -> Iterator[None]:
+    """Break `barrier` as soon as a worker dies; on the way out, end every worker still alive."""
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(interval_s):
+            if died(procs):
+                barrier.abort()
+                return
+
+    watcher = threading.Thread(target=watch, name="worker-watch", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+        for p in procs:
+            p.join(5)
+            if p.is_alive():
+                p.kill()
+                p.join()
+
+
+def collect(procs: list, results, timeout_s: float, interval_s: float = 0.2) -> list[Any] | None:
+    """One outcome per worker from `results`; None as soon as a worker died without reporting."""
+    outcomes: list[Any] = []
+    waited = 0.0
+    while len(outcomes) < len(procs):
+        try:
+            outcomes.append(results.get(timeout=interval_s))
+        except queue.Empty:
+            if died(procs):
+                return None
+            waited += interval_s
+            if waited >= timeout_s:
+                return None
+    return outcomes

@@ -1,0 +1,447 @@
+"""Faults a hostile user (or a bad day) brings, against real servers: each test checks the sentence
+the user sees, the exit status, that no result claims success, that no process it started is left
+(by PID: other runs on the machine may have servers of their own),
+and that a plain rerun recovers. Run alone with `pytest -m faults` (`make test-faults`).
+
+The README's "When things go wrong" table quotes the sentences these tests produce.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+import yaml
+from test_workflow import copy_workflow
+
+from ingestbench.jar import record_path
+from ingestbench.server import free_port
+
+pytestmark = pytest.mark.faults
+
+BIN = Path(sys.executable).parent
+EXIT_USER_ERROR = 2
+DEADLINE_S = 300  # a hung job fails its test instead of the whole suite
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+
+class ProcessTree:
+    """Every process started under `root` while it runs (polled), to prove none is left after."""
+
+    def __init__(self, root: subprocess.Popen):
+        self.root = root
+        self.seen: dict[int, psutil.Process] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+        self._thread.start()
+
+    def _poll(self) -> None:
+        while not self._stop.wait(0.05):
+            try:
+                for p in psutil.Process(self.root.pid).children(recursive=True):
+                    self.seen.setdefault(p.pid, p)
+            except psutil.NoSuchProcess:
+                return
+
+    def questdb(self) -> psutil.Process | None:
+        return next((p for p in self.children() if "io.questdb" in _cmdline(p)), None)
+
+    def workers(self) -> list[psutil.Process]:
+        return [p for p in self.children() if "multiprocessing" in _cmdline(p)]
+
+    def children(self) -> list[psutil.Process]:
+        try:
+            return psutil.Process(self.root.pid).children(recursive=True)
+        except psutil.NoSuchProcess:
+            return []
+
+    def survivors(self) -> list[int]:
+        self._stop.set()
+        self._thread.join()
+        return [pid for pid, p in self.seen.items() if _alive(p)]
+
+
+def _cmdline(p: psutil.Process) -> str:
+    try:
+        return " ".join(p.cmdline())
+    except psutil.Error:
+        return ""
+
+
+def _alive(p: psutil.Process) -> bool:
+    try:
+        return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def wait_for(condition, what: str, timeout_s: float = 120):
+    """Poll until `condition()` is truthy (returns it); fail naming `what` otherwise."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.02)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def ilp_connected(server: psutil.Process) -> bool:
+    """A client holds an established connection to the server's ILP/TCP port: it is sending."""
+    port = int(server.environ()["QDB_LINE_TCP_NET_BIND_TO"].rsplit(":", 1)[1])
+    return any(
+        c.status == psutil.CONN_ESTABLISHED and c.raddr and c.raddr.port == port
+        for c in psutil.net_connections("tcp")
+    )
+
+
+def write_config(path: Path, **changes) -> Path:
+    config = {
+        "repeats": 1,
+        "datasets": [{"label": "tiny", "scale": 40, "epochs": 50, "seed": 7}],
+        "variants": [{"library": "pandas", "method": "dataframe", "format": "parquet"}],
+        **changes,
+    }
+    # A shared, loaded machine can take minutes to start a server; that is not the fault tested.
+    config["questdb"] = {"startup_timeout_s": 300, **changes.get("questdb", {})}
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def ingest_cli(variant: str, data: Path, config: Path, out: Path, cwd: Path, **popen):
+    cmd = [str(BIN / "ingestbench"), "ingest", variant, "--data", str(data), "--config",
+           str(config), "--out", str(out)]  # fmt: skip
+    return subprocess.Popen(
+        cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True, **popen,
+    )  # fmt: skip
+
+
+def finish(proc: subprocess.Popen, tree: ProcessTree | None = None) -> tuple[int, str]:
+    _, stderr = proc.communicate(timeout=DEADLINE_S)
+    if tree is not None:
+        assert tree.survivors() == [], "a process of the job outlived it"
+    return proc.returncode, stderr
+
+
+def error_sentence(stderr: str) -> str:
+    """The one line the user reads: `ERROR: …`, and never a traceback."""
+    assert "Traceback" not in stderr, stderr[-3000:]
+    lines = [line for line in stderr.splitlines() if line.startswith("ERROR: ")]
+    assert len(lines) == 1, stderr[-3000:]
+    return lines[0]
+
+
+def assert_no_result(out: Path) -> None:
+    assert not out.exists(), f"{out} claims success"
+    leftovers = [p.name for p in out.parent.iterdir() if ".tmp-" in p.name]
+    assert leftovers == [], f"half-written files left: {leftovers}"
+
+
+def assert_plain_rerun_recovers(variant, data, config, out, cwd, rows) -> None:
+    proc = ingest_cli(variant, data, config, out, cwd)
+    tree = ProcessTree(proc)
+    code, stderr = finish(proc, tree)
+    assert code == 0, stderr[-3000:]
+    assert yaml.safe_load(out.read_text())["rows"] == rows
+
+
+def copy_cached_jar(questdb_jar: Path, cache: Path) -> Path:
+    """A private copy of the verified jar and its record (the user's cache is never touched)."""
+    from ingestbench.jar import fetch_jar
+
+    fetch_jar("9.3.4", questdb_jar.parent)  # makes sure the record exists beside it
+    cache.mkdir(parents=True, exist_ok=True)
+    for source in (questdb_jar, record_path(questdb_jar)):
+        shutil.copyfile(source, cache / source.name)
+    return cache / questdb_jar.name
+
+
+# ---------------------------------------------------------------------------------------------
+# Fixtures
+
+
+@pytest.fixture(scope="module")
+def big_dataset(tmp_path_factory):
+    """400,000 rows (about 140 MB of ILP): sending takes long enough to be killed in the middle."""
+    from ingestbench.tsbs import DatasetParams, generate
+
+    out = tmp_path_factory.mktemp("big")
+    params = DatasetParams(scale=4000, epochs=100, seed=3)
+    generate(params, out, formats=("parquet",), progress=False)
+    return {"parquet": out / f"{params.name}.parquet", "rows": params.scale * params.epochs}
+
+
+@pytest.fixture
+def private_cache(questdb_jar, tmp_path):
+    return copy_cached_jar(questdb_jar, tmp_path / "cache").parent
+
+
+# ---------------------------------------------------------------------------------------------
+# The server or a worker dies while rows are on the way
+
+
+KILL_MID_SEND = [
+    ("pandas-dataframe-parquet-tcp", r"lost the connection to QuestDB \(ILP/tcp at 127\.0\.0\.1\)"),
+    (
+        "pandas-threads-parquet-tcp-w2",
+        r"lost the connection to QuestDB \(ILP/tcp at 127\.0\.0\.1\)",
+    ),
+    ("pandas-processes-parquet-tcp-w2", r"a worker process failed \(.*SocketError"),
+    ("none-server_parquet-parquet-http", r"QuestDB at http://127\.0\.0\.1:\d+ is unreachable"),
+]
+
+
+@pytest.mark.parametrize(("variant", "sentence"), KILL_MID_SEND, ids=[v for v, _ in KILL_MID_SEND])
+def test_the_server_killed_mid_send(variant, sentence, big_dataset, private_cache, tmp_path):
+    config = write_config(tmp_path / "c.yaml", questdb={"cache_dir": str(private_cache)})
+    out = tmp_path / "run.json"
+    proc = ingest_cli(variant, big_dataset["parquet"], config, out, tmp_path)
+    tree = ProcessTree(proc)
+    server = wait_for(tree.questdb, "the job's QuestDB")
+    if "server_parquet" in variant:  # the file placed in the server's import root: the insert
+        root = Path(server.cmdline()[server.cmdline().index("-d") + 1])
+        wait_for(lambda: (root / "import" / big_dataset["parquet"].name).exists(), "the insert")
+    else:
+        wait_for(lambda: ilp_connected(server), "a client sending")
+    server.kill()
+    code, stderr = finish(proc, tree)
+    assert code == EXIT_USER_ERROR
+    message = error_sentence(stderr)
+    assert re.search(sentence, message), message
+    assert "rerun" in message
+    assert_no_result(out)
+    assert_plain_rerun_recovers(variant, big_dataset["parquet"], config, out, tmp_path,
+                                big_dataset["rows"])  # fmt: skip
+
+
+def test_a_worker_process_killed_mid_send(big_dataset, private_cache, tmp_path):
+    variant = "pandas-processes-parquet-tcp-w2"
+    config = write_config(tmp_path / "c.yaml", questdb={"cache_dir": str(private_cache)})
+    out = tmp_path / "run.json"
+    proc = ingest_cli(variant, big_dataset["parquet"], config, out, tmp_path)
+    tree = ProcessTree(proc)
+    server = wait_for(tree.questdb, "the job's QuestDB")
+    wait_for(lambda: len(tree.workers()) == 2 and ilp_connected(server), "workers sending")
+    tree.workers()[0].kill()
+    code, stderr = finish(proc, tree)
+    assert code == EXIT_USER_ERROR
+    message = error_sentence(stderr)
+    assert re.search(r"a worker process died without a word \(exit codes \[.*-9.*\]\); check "
+                     r"memory and the server log, then rerun this job\.", message)  # fmt: skip
+    assert_no_result(out)
+    assert_plain_rerun_recovers(variant, big_dataset["parquet"], config, out, tmp_path,
+                                big_dataset["rows"])  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad inputs: the jar, the data, the server's address
+
+
+def test_a_corrupted_cached_jar(tiny_dataset, questdb_jar, tmp_path):
+    jar = copy_cached_jar(questdb_jar, tmp_path / "cache")
+    data = bytearray(jar.read_bytes())
+    data[1000:1016] = bytes(b ^ 0xFF for b in data[1000:1016])
+    jar.write_bytes(bytes(data))
+    config = write_config(tmp_path / "c.yaml", questdb={"cache_dir": str(jar.parent)})
+    out, variant = tmp_path / "run.json", "pandas-dataframe-parquet-http"
+    proc = ingest_cli(variant, tiny_dataset["parquet"], config, out, tmp_path)
+    code, stderr = finish(proc, ProcessTree(proc))
+    assert code == EXIT_USER_ERROR
+    assert error_sentence(stderr) == (
+        f"ERROR: the cached QuestDB jar {jar} is corrupted (its SHA-1 differs from the one in "
+        f"{jar.name}.json); delete {jar} and rerun, the workflow downloads it again."
+    )
+    assert_no_result(out)
+    jar.unlink()  # what the sentence says to do
+    assert_plain_rerun_recovers(variant, tiny_dataset["parquet"], config, out, tmp_path, 2000)
+
+
+@pytest.mark.parametrize("damage", ["truncated-parquet", "malformed-csv"])
+def test_a_damaged_data_file(damage, tiny_dataset, private_cache, tmp_path):
+    fmt = "parquet" if "parquet" in damage else "csv"
+    good = tiny_dataset[fmt]
+    data = tmp_path / good.name
+    manifest = good.with_name(f"{tiny_dataset['params'].name}.manifest.json")
+    shutil.copyfile(manifest, tmp_path / manifest.name)
+    if fmt == "parquet":
+        data.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    else:
+        lines = good.read_text().splitlines(keepends=True)
+        lines[1000] = "host_1,not,a,row\n"
+        data.write_text("".join(lines))
+    variant = f"pandas-dataframe-{fmt}-http"
+    config = write_config(tmp_path / "c.yaml", questdb={"cache_dir": str(private_cache)})
+    out = tmp_path / "run.json"
+    proc = ingest_cli(variant, data, config, out, tmp_path)
+    code, stderr = finish(proc, ProcessTree(proc))
+    assert code == EXIT_USER_ERROR
+    message = error_sentence(stderr)
+    assert f"ERROR: cannot read {data} (" in message
+    assert message.endswith("the file is corrupted or truncated: delete it and rerun so that the "
+                            "generate rule writes it again.")  # fmt: skip
+    assert_no_result(out)
+    shutil.copyfile(good, data)  # what the generate rule writes again
+    assert_plain_rerun_recovers(variant, data, config, out, tmp_path, 2000)
+
+
+def test_an_unreachable_external_server(tiny_dataset, questdb, tmp_path):
+    port = free_port()
+    config = write_config(tmp_path / "c.yaml", questdb={"mode": "external", "http_port": port})
+    out, variant = tmp_path / "run.json", "pandas-dataframe-parquet-http"
+    proc = ingest_cli(variant, tiny_dataset["parquet"], config, out, tmp_path)
+    code, stderr = finish(proc, ProcessTree(proc))
+    assert code == EXIT_USER_ERROR
+    assert error_sentence(stderr) == (
+        f"ERROR: QuestDB at http://127.0.0.1:{port} is unreachable (ConnectionError); check that "
+        f"the server is running and questdb.host/http_port are right."
+    )
+    assert_no_result(out)
+    external = {"mode": "external", "http_port": questdb.http_port, "ilp_port": questdb.ilp_port}
+    write_config(config, questdb=external, table="faults_external")
+    assert_plain_rerun_recovers(variant, tiny_dataset["parquet"], config, out, tmp_path, 2000)
+
+
+# ---------------------------------------------------------------------------------------------
+# A full disk (a file-size limit in the job's process: the server it talks to is not limited)
+
+
+def _limit_file_size(limit: int):
+    def preexec() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return preexec
+
+
+def test_a_full_disk_while_writing_the_run_file(tiny_dataset, questdb, tmp_path):
+    external = {"mode": "external", "http_port": questdb.http_port, "ilp_port": questdb.ilp_port}
+    config = write_config(tmp_path / "c.yaml", questdb=external, table="faults_full_run")
+    out, variant = tmp_path / "runs" / "run.json", "pandas-dataframe-parquet-http"
+    out.parent.mkdir()
+    proc = ingest_cli(variant, tiny_dataset["parquet"], config, out, tmp_path,
+                      preexec_fn=_limit_file_size(200))  # fmt: skip
+    code, stderr = finish(proc, ProcessTree(proc))
+    assert code == EXIT_USER_ERROR
+    assert error_sentence(stderr) == (
+        f"ERROR: no space left to write {out} (File too large); nothing half-written was kept: "
+        f"free space on its disk (or raise the file size limit), then rerun."
+    )
+    assert_no_result(out)
+    assert_plain_rerun_recovers(variant, tiny_dataset["parquet"], config, out, tmp_path, 2000)
+
+
+EXPORT_JOB = """
+import json, sys
+from pathlib import Path
+from ingestbench.config import load_config
+from ingestbench.errors import run_reporting_user_errors
+from ingestbench.ingest import ingest_job
+from ingestbench.variants import parse_variant_name
+
+config, data, manifest, out = sys.argv[1:5]
+outs = [Path(out) / name for name in ("run.json", "actual.json", "export.parquet")]
+run_reporting_user_errors(lambda: ingest_job(
+    load_config(config), parse_variant_name("pandas-dataframe-parquet-http"), Path(data),
+    Path(manifest), *outs), exit_code=2)
+"""
+
+
+def test_a_full_disk_while_writing_the_export(tiny_dataset, questdb, tmp_path):
+    """The workflow's ingest job writes the table's export before its run file."""
+    external = {"mode": "external", "http_port": questdb.http_port, "ilp_port": questdb.ilp_port}
+    config = write_config(tmp_path / "c.yaml", questdb=external, table="faults_full_export")
+    out = tmp_path / "outs"
+    out.mkdir()
+    manifest = tiny_dataset["dir"] / f"{tiny_dataset['params'].name}.manifest.json"
+    args = [sys.executable, "-c", textwrap.dedent(EXPORT_JOB), str(config),
+            str(tiny_dataset["parquet"]), str(manifest), str(out)]  # fmt: skip
+    limited = subprocess.run(args, capture_output=True, text=True, timeout=DEADLINE_S,
+                             preexec_fn=_limit_file_size(20_000))  # fmt: skip
+    assert limited.returncode == EXIT_USER_ERROR
+    assert error_sentence(limited.stderr) == (
+        f"ERROR: no space left to write {out / 'export.parquet'} (File too large); nothing "
+        f"half-written was kept: free space on its disk (or raise the file size limit), then rerun."
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["actual.json"], "no export, no run file"
+    rerun = subprocess.run(args, capture_output=True, text=True, timeout=DEADLINE_S)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert (out / "export.parquet").stat().st_size > 20_000
+    assert yaml.safe_load((out / "run.json").read_text())["rows"] == 2000
+
+
+# ---------------------------------------------------------------------------------------------
+# The workflow: Ctrl-C, and two clones at once
+
+
+def snakemake(workdir: Path, config: Path, *args: str, **popen) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", *args, "--configfile", str(config)]
+    return subprocess.Popen(cmd, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, start_new_session=True, **popen)  # fmt: skip
+
+
+def dry_run(workdir: Path, config: Path, *targets: str) -> str:
+    proc = snakemake(workdir, config, "-n", *targets)
+    output, _ = proc.communicate(timeout=DEADLINE_S)
+    assert proc.returncode == 0, output[-3000:]
+    return output
+
+
+def test_ctrl_c_of_the_workflow_mid_repeat_then_a_plain_rerun(questdb_jar, tmp_path):
+    workdir = copy_workflow(tmp_path / "clone")
+    cache = copy_cached_jar(questdb_jar, tmp_path / "cache").parent
+    dataset = {"label": "mid", "scale": 4000, "epochs": 50, "seed": 5}
+    config = write_config(tmp_path / "c.yaml", repeats=3, datasets=[dataset],
+                          questdb={"cache_dir": str(cache)})  # fmt: skip
+    run = workdir / "results/runs/cpu-s4000-e50-seed5/pandas-dataframe-parquet-http.json"
+    target = str(run.relative_to(workdir))
+    proc = snakemake(workdir, config, target)
+    tree = ProcessTree(proc)
+    server = wait_for(tree.questdb, "the ingest job's QuestDB", timeout_s=240)
+    wait_for(lambda: ilp_connected(server) or not _alive(server), "a repeat sending")
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in the terminal does
+    output, _ = proc.communicate(timeout=DEADLINE_S)
+    assert proc.returncode != 0
+    assert "Terminating processes on user request" in output, output[-3000:]
+    assert tree.survivors() == []
+    assert not run.exists()
+    rerun = snakemake(workdir, config, target)  # plain: no --rerun-incomplete needed
+    output, _ = rerun.communicate(timeout=DEADLINE_S)
+    assert rerun.returncode == 0, output[-3000:]
+    assert "IncompleteFilesException" not in output
+    assert len(yaml.safe_load(run.read_text())["repeats"]) == 3
+
+
+def test_two_clones_at_once_share_the_jar_and_never_rerun_each_other(tmp_path):
+    cache = tmp_path / "shared-cache"  # empty: both clones download the jar at the same time
+    variants = [{"library": "pandas", "method": ["dataframe", "rows"], "format": "parquet"}]
+    clones = [copy_workflow(tmp_path / name) for name in ("a", "b")]
+    configs = [write_config(tmp_path / f"{c.name}.yaml", variants=variants, rows_cap=300,
+                            questdb={"cache_dir": str(cache)}) for c in clones]  # fmt: skip
+    ds = "results/validation/cpu-s40-e50-seed7"
+    targets = [f"{ds}/pandas-dataframe-parquet-http.json", f"{ds}/pandas-rows-parquet-http.json",
+               "results/environment.json"]  # fmt: skip
+    procs = [snakemake(c, cfg, *targets) for c, cfg in zip(clones, configs, strict=True)]
+    trees = [ProcessTree(proc) for proc in procs]
+    for proc, tree in zip(procs, trees, strict=True):
+        output, _ = proc.communicate(timeout=DEADLINE_S)
+        assert proc.returncode == 0, output[-3000:]
+        assert tree.survivors() == []
+    jar = cache / "questdb-9.3.4.jar"
+    assert sorted(p.name for p in cache.iterdir()) == [jar.name, f"{jar.name}.json"]
+    os.utime(jar)  # the shared jar touched (as a re-download used to): nothing reruns
+    for clone, config in zip(clones, configs, strict=True):
+        assert "Nothing to be done" in dry_run(clone, config, *targets)

@@ -3,6 +3,7 @@
 
 from pathlib import Path
 
+from ingestbench.disk import check_needs, workflow_needs
 from ingestbench.jar import default_cache_dir
 from ingestbench.tsbs import DatasetParams
 from ingestbench.variants import parse_variant_name, variants_by_dataset
@@ -53,3 +54,29 @@ def charts_files():
     return [
         f"results/plots/{chart}.{ext}" for chart in CHARTS for ext in ("png", "svg")
     ]
+
+
+def dataset_formats(name):
+    """The files a dataset is generated as (Parquet always: validation reads it)."""
+    return ["parquet", "csv"]
+
+
+def check_disk_space():
+    """Raise DiskSpaceError (one sentence) if the datasets still to generate, and the data of
+    one ingestion job of the largest dataset still to ingest, do not fit the free space.
+    """
+    rows = {
+        name: DatasetParams.from_config(d).rows for name, d in DATASET_CONFIGS.items()
+    }
+    to_generate = []
+    for name in DATASET_CONFIGS:
+        missing = [
+            f
+            for f in dataset_formats(name)
+            if not Path(f"results/data/{name}.{f}").exists()
+        ]
+        to_generate.append((rows[name], missing))
+    pending = {
+        ds for ds, v in run_pairs() if not Path(f"results/runs/{ds}/{v}.json").exists()
+    }
+    check_needs(workflow_needs(to_generate, [rows[ds] for ds in pending]))

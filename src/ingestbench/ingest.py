@@ -55,6 +55,7 @@ def ingest_job(
             aggregates = questdb_aggregates(qdb, table)
             write_json_atomic(actual_out, {"schema_version": 1, "aggregates": aggregates})
         if export_out:
-            export_table(qdb, table, Path(export_out))
+            piece_rows = config["validation"].get("export_piece_rows")
+            export_table(qdb, table, Path(export_out), piece_rows=piece_rows)
     write_json_atomic(run_out, doc)  # last: a run file exists only for a finished job
     return doc

@@ -26,6 +26,8 @@ import logging
 import math
 import os
 import re
+import shutil
+import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -130,10 +132,32 @@ def _unwrap(aggregates: dict[str, Any]) -> dict[str, Any]:
     return aggregates.get("aggregates", aggregates)
 
 
-def _duck() -> duckdb.DuckDBPyConnection:
+def _duck(
+    memory_limit: str | None = None, spill_dir: Path | None = None
+) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection; with a memory limit it spills to `spill_dir` instead of growing."""
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
+    if memory_limit:
+        con.execute(f"SET memory_limit = {_sql_str(memory_limit)}")
+        con.execute("SET preserve_insertion_order = false")  # lets big scans stream
+    if spill_dir:
+        con.execute(f"SET temp_directory = {_sql_str(spill_dir)}")
     return con
+
+
+@contextlib.contextmanager
+def duckdb_limits(memory_limit: str | None, spill_root: Path | None):
+    """`_duck` keyword arguments for one job: its own spill directory, removed afterwards."""
+    if spill_root is None:
+        yield {"memory_limit": memory_limit}
+        return
+    Path(spill_root).mkdir(parents=True, exist_ok=True)
+    spill = Path(tempfile.mkdtemp(prefix="validate-", dir=spill_root))
+    try:
+        yield {"memory_limit": memory_limit, "spill_dir": spill}
+    finally:
+        shutil.rmtree(spill, ignore_errors=True)
 
 
 def _source_relation(parquet: Path, limit: int | None) -> str:
@@ -158,10 +182,12 @@ def _unreadable(path: Path, exc: Exception) -> UserError:
 # aggregates
 
 
-def expected_aggregates(parquet: Path, limit: int | None = None) -> dict[str, Any]:
+def expected_aggregates(
+    parquet: Path, limit: int | None = None, duck: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The aggregates of the dataset (or of its first `limit` rows in file order), by DuckDB."""
     parquet = Path(parquet)
-    con = _duck()
+    con = _duck(**(duck or {}))
     try:
         src = _source_relation(parquet, limit)
         con.execute(f"CREATE TEMP VIEW src AS SELECT * FROM {src}")
@@ -239,36 +265,78 @@ def questdb_aggregates(qdb: QuestDB, table: str) -> dict[str, Any]:
 # export
 
 
-def export_table(qdb: QuestDB, table: str, path: Path, fmt: str = "parquet") -> None:
+def export_table(
+    qdb: QuestDB, table: str, path: Path, fmt: str = "parquet", piece_rows: int | None = None
+) -> None:
     """The whole table as Parquet (GET /exp ... fmt=parquet), written atomically to `path`.
 
     QuestDB 9.3.4 exports Parquet directly: tags as strings, fields as double/int64 and the
     timestamp as timestamp[us, tz=UTC]. A server that refuses the Parquet format gets the CSV
     export converted to the same Parquet shape by DuckDB (`fmt="csv"` forces that path).
+
+    With `piece_rows`, `path` is a directory of Parquet files of at most that many rows each
+    (`LIMIT` windows over the table's timestamp order, one /exp call each), which the validation
+    reads as one table: no single request has to carry a 100M-row table. The response is always
+    streamed to disk, never held in memory.
     """
     t = _check_name(table)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if piece_rows is None:
+        rows = _export_piece(qdb, f"SELECT * FROM {t}", t, path, fmt)
+        log.info("exported table %s (%d rows) to %s", t, rows, path)
+        return
+    total = int(qdb.scalar(f"SELECT count() FROM {t}"))
+    tmp_dir = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp_dir, ignore_errors=True)
+    tmp_dir.mkdir()
+    try:
+        starts = range(0, total, int(piece_rows)) if total else [0]
+        for i, lo in enumerate(starts):
+            hi = min(lo + int(piece_rows), total)
+            # rows lo..hi-1 in the table's (timestamp) order; an empty table in one empty piece
+            query = f"SELECT * FROM {t} LIMIT {lo},{hi}" if total else f"SELECT * FROM {t}"
+            rows = _export_piece(qdb, query, t, tmp_dir / f"part-{i:05d}.parquet", fmt)
+            if rows != hi - lo:
+                raise QuestDBError(
+                    f"the export of rows {lo}..{hi} of table {t} from {qdb.url} holds {rows} "
+                    f"rows; the table changed while it was exported, or see the server log."
+                )
+        shutil.rmtree(path, ignore_errors=True)
+        os.replace(tmp_dir, path)
+        log.info("exported table %s (%d rows) to %s in %d piece(s)", t, total, path, len(starts))
+    finally:
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+
+
+def export_relation(path: Path) -> str:
+    """DuckDB SQL reading an export: one Parquet file, or every piece of an export directory."""
+    path = Path(path)
+    return f"read_parquet({_sql_str(path / '*.parquet' if path.is_dir() else path)})"
+
+
+def _export_piece(qdb: QuestDB, query: str, table: str, path: Path, fmt: str) -> int:
+    """One /exp call into the Parquet file `path` (atomically); returns its rows."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     tmp_csv = path.with_name(f".{path.name}.tmp-{os.getpid()}.csv")
     try:
-        if fmt == "parquet" and not _download(qdb, f"SELECT * FROM {t}", "parquet", tmp):
+        if fmt == "parquet" and not _download(qdb, query, "parquet", tmp):
             log.warning("QuestDB at %s refused the Parquet export; exporting CSV", qdb.url)
             fmt = "csv"
         if fmt == "csv":
-            _download(qdb, f"SELECT * FROM {t}", "csv", tmp_csv)
-            _csv_to_parquet(qdb, t, tmp_csv, tmp)
+            _download(qdb, query, "csv", tmp_csv)
+            _csv_to_parquet(qdb, table, tmp_csv, tmp)
         try:
             import pyarrow.parquet as pq
 
             rows = pq.read_metadata(tmp).num_rows
         except Exception as exc:  # noqa: BLE001 (any reader error means a broken export)
             raise QuestDBError(
-                f"the export of table {t} from {qdb.url} is not readable Parquet ({exc}); see the "
-                f"server log."
+                f"the export of table {table} from {qdb.url} is not readable Parquet ({exc}); "
+                f"see the server log."
             ) from None
         os.replace(tmp, path)
-        log.info("exported table %s (%d rows) to %s", t, rows, path)
+        return rows
     finally:
         for p in (tmp, tmp_csv):
             with contextlib.suppress(FileNotFoundError):
@@ -400,7 +468,11 @@ def _row_dicts(rows: list[tuple], names: list[str]) -> list[dict[str, Any]]:
 
 
 def row_level_comparison(
-    source_parquet: Path, export_parquet: Path, limit: int | None, max_differences: int
+    source_parquet: Path,
+    export_parquet: Path,
+    limit: int | None,
+    max_differences: int,
+    duck: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """`EXCEPT ALL` both ways between the source rows (or their prefix) and the export.
 
@@ -409,15 +481,15 @@ def row_level_comparison(
     back to report them. Two different rows would have to collide for a difference to hide:
     odds of about n^2 / 2^65, 3e-8 for 1M rows.
     """
-    con = _duck()
+    con = _duck(**(duck or {}))
     try:
         con.execute(
             f"CREATE TEMP VIEW src_raw AS SELECT * FROM {_source_relation(source_parquet, limit)}"
         )
         src_types = {n: str(t) for n, t, *_ in con.execute("DESCRIBE src_raw").fetchall()}
         try:
-            export = _sql_str(export_parquet)
-            con.execute(f"CREATE TEMP VIEW exp_raw AS SELECT * FROM read_parquet({export})")
+            export = export_relation(export_parquet)
+            con.execute(f"CREATE TEMP VIEW exp_raw AS SELECT * FROM {export}")
             exp_types = {n: str(t) for n, t, *_ in con.execute("DESCRIBE exp_raw").fetchall()}
         except duckdb.Error as exc:
             raise _unreadable(export_parquet, exc) from None
@@ -468,6 +540,7 @@ def validate_run(
     export_parquet: Path,
     rel_tolerance: float = 1e-9,
     max_differences: int = 5,
+    duck: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The validation result of one run (schema in DESIGN); `passed` is False if any check fails.
 
@@ -482,12 +555,12 @@ def validate_run(
     if run_rows is not None and int(run_rows) != expected["row_count"]:
         limit = int(run_rows)
         log.info("run capped to %d rows: recomputing the expected aggregates of that prefix", limit)
-        expected = expected_aggregates(dataset_parquet, limit=limit)
+        expected = expected_aggregates(dataset_parquet, limit=limit, duck=duck)
     checks = []
     if limit is not None and expected["row_count"] != limit:
         checks.append(_check("run_rows", False, expected["row_count"], limit))
     checks += _aggregate_checks(expected, actual, rel_tolerance, max_differences)
-    rows = row_level_comparison(dataset_parquet, export_parquet, limit, max_differences)
+    rows = row_level_comparison(dataset_parquet, export_parquet, limit, max_differences, duck)
     missing_cols = rows["columns_missing_in_export"]
     if missing_cols:
         checks.append(_check("export_columns", False, [*TAGS, *FIELDS, TIMESTAMP],
@@ -585,19 +658,25 @@ def validate_files(
     output: Path,
     validation: dict[str, Any] | None = None,
     log_path: Path | str | None = None,
+    spill_root: Path | None = None,
 ) -> dict[str, Any]:
-    """Rule `validate`: write the validation JSON; on failure with on_failure=fail, raise."""
+    """Rule `validate`: write the validation JSON; on failure with on_failure=fail, raise.
+
+    DuckDB runs within `validation["memory_limit"]` and spills under `spill_root`.
+    """
     validation = validation or {}
     on_failure = validation.get("on_failure", "fail")
-    result = validate_run(
-        _load_json(Path(run), "run file"),
-        Path(parquet),
-        _load_json(Path(expected), "expected aggregates file"),
-        _load_json(Path(actual), "QuestDB aggregates file"),
-        Path(export),
-        rel_tolerance=float(validation.get("rel_tolerance", 1e-9)),
-        max_differences=int(validation.get("max_differences", 5)),
-    )
+    with duckdb_limits(validation.get("memory_limit"), spill_root) as duck:
+        result = validate_run(
+            _load_json(Path(run), "run file"),
+            Path(parquet),
+            _load_json(Path(expected), "expected aggregates file"),
+            _load_json(Path(actual), "QuestDB aggregates file"),
+            Path(export),
+            rel_tolerance=float(validation.get("rel_tolerance", 1e-9)),
+            max_differences=int(validation.get("max_differences", 5)),
+            duck=duck,
+        )
     for c in result["checks"]:
         if not c["passed"]:
             _to_log_file(f"check {c['name']} failed: expected {_short(c['expected'], 300)}, "

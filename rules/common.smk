@@ -79,4 +79,9 @@ def check_disk_space():
     pending = {
         ds for ds, v in run_pairs() if not Path(f"results/runs/{ds}/{v}.json").exists()
     }
-    check_needs(workflow_needs(to_generate, [rows[ds] for ds in pending]))
+    embedded = config["questdb"]["mode"] == "embedded"
+    check_needs(
+        workflow_needs(
+            to_generate, [rows[ds] for ds in pending], embedded_server=embedded
+        )
+    )

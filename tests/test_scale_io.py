@@ -50,6 +50,9 @@ def test_the_disk_check_stops_on_a_shortage_with_one_sentence(tmp_path):
 def test_the_disk_check_passes_when_space_suffices_and_counts_nothing_done(tmp_path):
     disk.check_needs(disk.workflow_needs([(1_000_000, ["parquet"])], [], tmp_path),
                      free=lambda path: 1 * GB)  # fmt: skip
+    # An external server keeps its data on its own disk.
+    needs = disk.workflow_needs([], [10**6], tmp_path, embedded_server=False)
+    assert [n.what for n in needs if n.nbytes] == ["one validation export and spill"]
     # Nothing left to generate or ingest needs nothing, however full the disk.
     disk.check_needs(disk.workflow_needs([(10**9, [])], [], tmp_path), free=lambda path: 0)
 

@@ -103,17 +103,19 @@ def workflow_needs(
     to_generate: Iterable[tuple[int, Iterable[str]]],
     pending_job_rows: Iterable[int],
     results: Path = Path("results"),
+    embedded_server: bool = True,
 ) -> list[Need]:
     """The needs of a workflow run.
 
     `to_generate`: (rows, formats) of each dataset whose files are not there yet;
     `pending_job_rows`: the rows of each dataset that still has ingestion jobs to run. Jobs run
     one at a time and their exports are validated (then deleted) soon after, so the largest one
-    counts, once.
+    counts, once. An external server keeps its data elsewhere: only an embedded one counts here.
     """
     needs = [Need(results / "data", sum(files_bytes(r, f) for r, f in to_generate), "datasets")]
     largest = max(pending_job_rows, default=0)
     server, exported = job_bytes(largest)
-    needs.append(Need(server_data_root(), server, "one QuestDB data directory"))
+    if embedded_server:
+        needs.append(Need(server_data_root(), server, "one QuestDB data directory"))
     needs.append(Need(results, exported, "one validation export and spill"))
     return needs

@@ -10,6 +10,7 @@ CORES ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: install run test test-quick test-faults lint format charts report rulegraph lock bench-generate bench-ceiling bench-libraries clean
+.PHONY: run-scale bench-scale
 
 install: $(STAMP)
 
@@ -22,6 +23,10 @@ $(STAMP): requirements.lock pyproject.toml
 ## The default benchmark, end to end: data, every variant (3 repeats), validation, tables, charts.
 run: install
 	$(BIN)/snakemake --cores $(CORES)
+
+## The benchmark at scale: TSBS's default day (34.56M rows) and 100M rows, 1 repeat (an hour+).
+run-scale: install
+	$(BIN)/snakemake --cores $(CORES) --configfile config.scale.yaml
 
 ## Unit tests and a tiny end-to-end run of the workflow, against a real QuestDB and DuckDB.
 test: install
@@ -77,6 +82,11 @@ bench-libraries: install
 	$(BIN)/python benchmarks/bench_compare.py --repeats 7 \
 		pandas-dataframe-parquet-http polars-dataframe-parquet-http \
 		pandas-dataframe-csv-http polars-dataframe-csv-http
+
+## Client RSS, rows/s, overlap and CPU, streamed vs whole-file, plus validation RSS, by size.
+SIZES ?= 1000000 10000000 100000000
+bench-scale: install
+	$(BIN)/python benchmarks/bench_scale.py $(SIZES)
 
 ## Remove what a run made; results/full/ (the committed full-run figures) stays.
 clean:

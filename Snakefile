@@ -5,6 +5,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version
 
 from ingestbench.config import ConfigError, validate_config
+from ingestbench.disk import DiskSpaceError
 
 min_version("9.0")
 
@@ -31,6 +32,14 @@ include: "rules/server.smk"
 include: "rules/ingest.smk"
 include: "rules/validate.smk"
 include: "rules/report.smk"
+
+
+# Before any job runs (not in a dry run): stop if the run cannot fit on the disk.
+onstart:
+    try:
+        check_disk_space()
+    except DiskSpaceError as exc:
+        raise WorkflowError(str(exc)) from None
 
 
 rule all:

@@ -1,7 +1,10 @@
 # Helpers shared by all the .smk files — the validated config, datasets and the variant matrix.
 # The matrix itself is decided in ingestbench.variants; this file only turns it into file lists.
 
+from pathlib import Path
+
 from ingestbench.charts import chart_paths
+from ingestbench.disk import check_needs, workflow_needs
 from ingestbench.tsbs import DatasetParams
 from ingestbench.variants import parse_variant_name, variants_by_dataset
 
@@ -52,3 +55,34 @@ def questdb_jar_record():
 
 def charts_files():
     return chart_paths("results/plots")
+
+
+def dataset_formats(name):
+    """The files a dataset is generated as (Parquet always: validation reads it)."""
+    return ["parquet", "csv"]
+
+
+def check_disk_space():
+    """Raise DiskSpaceError (one sentence) if the datasets still to generate, and the data of
+    one ingestion job of the largest dataset still to ingest, do not fit the free space.
+    """
+    rows = {
+        name: DatasetParams.from_config(d).rows for name, d in DATASET_CONFIGS.items()
+    }
+    to_generate = []
+    for name in DATASET_CONFIGS:
+        missing = [
+            f
+            for f in dataset_formats(name)
+            if not Path(f"results/data/{name}.{f}").exists()
+        ]
+        to_generate.append((rows[name], missing))
+    pending = {
+        ds for ds, v in run_pairs() if not Path(f"results/runs/{ds}/{v}.json").exists()
+    }
+    embedded = config["questdb"]["mode"] == "embedded"
+    check_needs(
+        workflow_needs(
+            to_generate, [rows[ds] for ds in pending], embedded_server=embedded
+        )
+    )

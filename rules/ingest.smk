@@ -10,7 +10,8 @@ rule ingest:
     output:
         run="results/runs/{dataset}/{variant}.json",
         actual="results/actual/{dataset}/{variant}.json",
-        export=temp("results/exports/{dataset}/{variant}.parquet"),
+        # A directory of Parquet pieces (validation.export_piece_rows rows each).
+        export=temp(directory("results/exports/{dataset}/{variant}")),
     log:
         # The job's own log last: Snakemake shows failed logs in order, the cause comes last.
         server="results/logs/questdb/{dataset}/{variant}.log",

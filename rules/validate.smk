@@ -19,16 +19,19 @@ rule validate:
     input:
         run="results/runs/{dataset}/{variant}.json",
         actual="results/actual/{dataset}/{variant}.json",
-        export="results/exports/{dataset}/{variant}.parquet",
+        export="results/exports/{dataset}/{variant}",
         expected="results/expected/{dataset}.json",
         parquet="results/data/{dataset}.parquet",
     output:
         "results/validation/{dataset}/{variant}.json",
     log:
         "results/logs/validate/{dataset}/{variant}.log",
+    # Ahead of the next ingestion, so each big export is checked and deleted before the next.
+    priority: 1
     conda:
         "../envs/ingestbench.yaml"
     params:
         validation=config["validation"],
+        spill_root="results/tmp/duckdb",
     script:
         "../scripts/validate.py"

@@ -20,5 +20,6 @@ run_reporting_user_errors(
         output=Path(sm.output[0]),
         validation=sm.params.validation,
         log_path=sm.log[0],
+        spill_root=Path(sm.params.spill_root),
     )
 )

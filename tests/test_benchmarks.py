@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import re
 import subprocess
 import sys
@@ -58,3 +59,24 @@ def test_bench_compare_refuses_a_bad_variant_name():
                             capture_output=True, text=True, timeout=120)  # fmt: skip
     assert result.returncode == 2
     assert "not a valid variant name: 'pandas-teleport-csv-http'" in result.stderr
+
+
+def test_bench_scale_measures_each_size_and_validation(tmp_path):
+    out = tmp_path / "out" / "scale.csv"
+    printed = bench("bench_scale.py", "2000", "3000", "--scale", "40", "--variants",
+                    "pandas-dataframe-parquet-tcp", "pandas-processes-parquet-http-w2",
+                    "--data-dir", str(tmp_path / "data"), "--out", str(out))  # fmt: skip
+    rows = list(csv.DictReader(out.open()))
+    assert {(r["rows"], r["variant"]) for r in rows} >= {
+        ("2000", "pandas-dataframe-parquet-tcp"),
+        ("2000", "pandas-processes-parquet-http-w2"),
+        ("2000", "validation"),
+        ("3000", "pandas-dataframe-parquet-tcp"),
+        ("3000", "validation"),
+    }
+    assert all(float(r["client_rss_mib"]) > 0 for r in rows)
+    assert all(int(r["rows_per_s"]) > 0 for r in rows if r["variant"] != "validation")
+    assert [r["passed"] for r in rows if r["variant"] == "validation"] == ["True", "True"]
+    assert "client_rss_mib" in printed and f"wrote {out}" in printed
+    assert sorted(p.name for p in (tmp_path / "data").glob("*.parquet")) == [
+        "cpu-s40-e50-seed42.parquet", "cpu-s40-e75-seed42.parquet"]  # fmt: skip

@@ -67,6 +67,7 @@ def add_generate_parser(subparsers: argparse._SubParsersAction) -> argparse.Argu
 def run_generate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from ingestbench.disk import Need, check_needs, files_bytes
     from ingestbench.tsbs import DatasetParams, generate
 
     entry = {
@@ -80,6 +81,8 @@ def run_generate(args: argparse.Namespace) -> int:
     entry["rows" if args.rows is not None else "epochs"] = args.rows or args.epochs
     params = DatasetParams.from_config(entry)
     formats = ("parquet", "csv") if args.format == "both" else (args.format,)
+    missing = [f for f in formats if not (Path(args.out) / f"{params.name}.{f}").exists()]
+    check_needs([Need(Path(args.out), files_bytes(params.rows, missing), "the dataset files")])
     generate(params, args.out, formats=formats, progress=not args.no_progress)
 
     print(Path(args.out) / f"{params.name}.manifest.json")

@@ -139,6 +139,8 @@ class ValidationSettings:
     on_failure: str = "fail"
     rel_tolerance: float = 1e-9
     max_differences: int = 5
+    memory_limit: str | None = "1GB"  # DuckDB's, while validating; beyond it DuckDB spills
+    export_piece_rows: int | None = 10_000_000  # rows per /exp call of the table's export
 
 
 @dataclass(frozen=True)

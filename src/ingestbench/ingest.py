@@ -68,5 +68,7 @@ def ingest_job(
             )
         if files.export:
             with space_for(files.export):
-                export_table(qdb, table, Path(files.export))
+                export_table(
+                    qdb, table, Path(files.export), piece_rows=settings.validation.export_piece_rows
+                )
     return write_run(files.run, doc)  # last: a run file exists only for a finished job

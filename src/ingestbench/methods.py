@@ -14,7 +14,6 @@ import json
 import logging
 import multiprocessing as mp
 import resource
-import shutil
 import threading
 import time
 import warnings
@@ -31,6 +30,7 @@ from .columns import TAGS, TIMESTAMP
 from .errors import UserError
 from .readers import head, import_libraries, read_frame, to_pandas
 from .server import QuestDB
+from .server_files import placed_in, upload_multipart
 from .timing import PHASES, Clock  # noqa: F401 (PHASES: re-exported for older imports)
 from .variants import Variant
 from .workers import collect, watched
@@ -305,13 +305,9 @@ class ServerCsv(Method):
         params = {"name": job.table, "timestamp": TIMESTAMP, "partitionBy": "DAY", "fmt": "json",
                   "atomicity": "abort", "overwrite": "false"}  # fmt: skip
         try:
-            with open(job.path, "rb") as fh:
-                r = requests.post(
-                    f"{job.qdb.url}/imp",
-                    params=params,
-                    files={"schema": (None, json.dumps(schema)), "data": (job.path.name, fh)},
-                    timeout=3600,
-                )
+            r = upload_multipart(
+                f"{job.qdb.url}/imp", params, {"schema": json.dumps(schema)}, "data", job.path
+            )
         except requests.RequestException as exc:
             raise SendError(
                 f"{job.variant.name}: the CSV upload to {job.qdb.url}/imp failed "
@@ -340,14 +336,10 @@ class ServerParquet(Method):
                 f"{job.variant.name} needs the server's copy root (cairo.sql.copy.root); set "
                 f"questdb.copy_root for the external server, or drop this variant."
             )
-        placed = Path(job.qdb.copy_root) / job.path.name
-        shutil.copyfile(job.path, placed)
-        clock.lap("read")
-        clock.lap("convert")
-        try:
+        with placed_in(Path(job.qdb.copy_root), job.path) as placed:
+            clock.lap("read")
+            clock.lap("convert")
             job.qdb.sql(f"INSERT INTO {job.table} SELECT * FROM read_parquet('{placed.name}')")
-        finally:
-            placed.unlink(missing_ok=True)
         clock.lap("send")
         return None
 

@@ -20,12 +20,13 @@ from .compare import validate_run
 from .export import export_table
 from .report import ValidationFailed, failure_message, validate_files
 from .rows import row_level_comparison
-from .sql import iso_us
+from .sql import export_relation, iso_us
 
 __all__ = [
     "TAG_VALUES_LIMIT",
     "ValidationFailed",
     "expected_aggregates",
+    "export_relation",
     "export_table",
     "failure_message",
     "iso_us",

@@ -51,10 +51,12 @@ def unwrap(aggregates: dict[str, Any]) -> dict[str, Any]:
     return aggregates.get("aggregates", aggregates)
 
 
-def expected_aggregates(parquet: Path, limit: int | None = None) -> dict[str, Any]:
+def expected_aggregates(
+    parquet: Path, limit: int | None = None, limits: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The aggregates of the dataset (or of its first `limit` rows in file order), by DuckDB."""
     parquet = Path(parquet)
-    con = duck()
+    con = duck(**(limits or {}))
     try:
         src = source_relation(parquet, limit)
         con.execute(f"CREATE TEMP VIEW src AS SELECT * FROM {src}")

@@ -82,6 +82,7 @@ def validate_run(
     export_parquet: Path,
     rel_tolerance: float = 1e-9,
     max_differences: int = 5,
+    limits: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The validation result of one run (ingestbench.records.Validation as a dict); `passed` is
     False if any check fails.
@@ -98,12 +99,12 @@ def validate_run(
     if run_rows is not None and int(run_rows) != expected["row_count"]:
         limit = int(run_rows)
         log.info("run capped to %d rows: recomputing the expected aggregates of that prefix", limit)
-        expected = expected_aggregates(dataset_parquet, limit=limit)
+        expected = expected_aggregates(dataset_parquet, limit=limit, limits=limits)
     checks = []
     if limit is not None and expected["row_count"] != limit:
         checks.append(_check("run_rows", False, expected["row_count"], limit))
     checks += _aggregate_checks(expected, actual, rel_tolerance, max_differences)
-    rows = row_level_comparison(dataset_parquet, export_parquet, limit, max_differences)
+    rows = row_level_comparison(dataset_parquet, export_parquet, limit, max_differences, limits)
     missing_cols = rows["columns_missing_in_export"]
     if missing_cols:
         checks.append(_check("export_columns", False, [*TAGS, *FIELDS, TIMESTAMP],

@@ -4,43 +4,81 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import shutil
 from pathlib import Path
 
 import requests
 
-from ..files import atomic_path
+from ..files import atomic_path, temporary_path
 from ..server import QuestDB, QuestDBError
 from .sql import check_name, duck, sql_str
 
 log = logging.getLogger(__name__)
 
 
-def export_table(qdb: QuestDB, table: str, path: Path, fmt: str = "parquet") -> None:
+def export_table(
+    qdb: QuestDB, table: str, path: Path, fmt: str = "parquet", piece_rows: int | None = None
+) -> None:
     """The whole table as Parquet (GET /exp ... fmt=parquet), written atomically to `path`.
 
     QuestDB 9.3.4 exports Parquet directly: tags as strings, fields as double/int64 and the
     timestamp as timestamp[us, tz=UTC]. A server that refuses the Parquet format gets the CSV
     export converted to the same Parquet shape by DuckDB (`fmt="csv"` forces that path).
+
+    With `piece_rows`, `path` is a directory of Parquet files of at most that many rows each
+    (`LIMIT` windows over the table's timestamp order, one /exp call each), which the validation
+    reads as one table: no single request has to carry a 100M-row table. The response is always
+    streamed to disk, never held in memory.
     """
     t = check_name(table)
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if piece_rows is None:
+        rows = _export_piece(qdb, f"SELECT * FROM {t}", t, path, fmt)
+        log.info("exported table %s (%d rows) to %s", t, rows, path)
+        return
+    total = int(qdb.scalar(f"SELECT count() FROM {t}"))
+    tmp_dir = temporary_path(path)
+    shutil.rmtree(tmp_dir, ignore_errors=True)
+    tmp_dir.mkdir()
+    try:
+        starts = range(0, total, int(piece_rows)) if total else [0]
+        for i, lo in enumerate(starts):
+            hi = min(lo + int(piece_rows), total)
+            # rows lo..hi-1 in the table's (timestamp) order; an empty table in one empty piece
+            query = f"SELECT * FROM {t} LIMIT {lo},{hi}" if total else f"SELECT * FROM {t}"
+            rows = _export_piece(qdb, query, t, tmp_dir / f"part-{i:05d}.parquet", fmt)
+            if rows != hi - lo:
+                raise QuestDBError(
+                    f"the export of rows {lo}..{hi} of table {t} from {qdb.url} holds {rows} "
+                    f"rows; the table changed while it was exported, or see the server log."
+                )
+        shutil.rmtree(path, ignore_errors=True)
+        os.replace(tmp_dir, path)
+        log.info("exported table %s (%d rows) to %s in %d piece(s)", t, total, path, len(starts))
+    finally:
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+
+
+def _export_piece(qdb: QuestDB, query: str, table: str, path: Path, fmt: str) -> int:
+    """One /exp call into the Parquet file `path` (atomically); returns its rows."""
     with atomic_path(path) as tmp:
         tmp_csv = tmp.with_name(f"{tmp.name}.csv")
         try:
-            rows = _export(qdb, t, fmt, tmp, tmp_csv)
+            return _export(qdb, query, table, fmt, tmp, tmp_csv)
         finally:
             with contextlib.suppress(FileNotFoundError):
                 tmp_csv.unlink()
-    log.info("exported table %s (%d rows) to %s", t, rows, path)
 
 
-def _export(qdb: QuestDB, t: str, fmt: str, tmp: Path, tmp_csv: Path) -> int:
-    """Download the table into `tmp` (via `tmp_csv` for the CSV path); return its row count."""
-    if fmt == "parquet" and not _download(qdb, f"SELECT * FROM {t}", "parquet", tmp):
+def _export(qdb: QuestDB, query: str, t: str, fmt: str, tmp: Path, tmp_csv: Path) -> int:
+    """Download the query into `tmp` (via `tmp_csv` for the CSV path); return its row count."""
+    if fmt == "parquet" and not _download(qdb, query, "parquet", tmp):
         log.warning("QuestDB at %s refused the Parquet export; exporting CSV", qdb.url)
         fmt = "csv"
     if fmt == "csv":
-        _download(qdb, f"SELECT * FROM {t}", "csv", tmp_csv)
+        _download(qdb, query, "csv", tmp_csv)
         _csv_to_parquet(qdb, t, tmp_csv, tmp)
     try:
         import pyarrow.parquet as pq

@@ -11,6 +11,7 @@ from ..errors import UserError
 from ..files import load_json
 from ..records import read_run, write_validation
 from .compare import validate_run
+from .sql import duckdb_limits
 
 log = logging.getLogger(__name__)
 
@@ -62,19 +63,25 @@ def validate_files(
     output: Path,
     validation: dict[str, Any] | None = None,
     log_path: Path | str | None = None,
+    spill_root: Path | None = None,
 ) -> dict[str, Any]:
-    """Rule `validate`: write the validation JSON; on failure with on_failure=fail, raise."""
+    """Rule `validate`: write the validation JSON; on failure with on_failure=fail, raise.
+
+    DuckDB runs within `validation["memory_limit"]` and spills under `spill_root`.
+    """
     validation = validation or {}
     on_failure = validation.get("on_failure", "fail")
-    result = validate_run(
-        read_run(run),
-        Path(parquet),
-        load_json(expected, "expected aggregates file"),
-        load_json(actual, "QuestDB aggregates file"),
-        Path(export),
-        rel_tolerance=float(validation.get("rel_tolerance", 1e-9)),
-        max_differences=int(validation.get("max_differences", 5)),
-    )
+    with duckdb_limits(validation.get("memory_limit"), spill_root) as limits:
+        result = validate_run(
+            read_run(run),
+            Path(parquet),
+            load_json(expected, "expected aggregates file"),
+            load_json(actual, "QuestDB aggregates file"),
+            Path(export),
+            rel_tolerance=float(validation.get("rel_tolerance", 1e-9)),
+            max_differences=int(validation.get("max_differences", 5)),
+            limits=limits,
+        )
     for c in result["checks"]:
         if not c["passed"]:
             _to_log_file(f"check {c['name']} failed: expected {_short(c['expected'], 300)}, "

@@ -13,7 +13,7 @@ import duckdb
 
 from ..columns import FIELDS, TAGS, TIMESTAMP
 from ..errors import UserError
-from .sql import duck, epoch_us, iso_us, source_relation, sql_str, unreadable
+from .sql import duck, epoch_us, export_relation, iso_us, source_relation, unreadable
 
 
 def _normalised_select(relation: str, types: dict[str, str]) -> str:
@@ -34,7 +34,11 @@ def _row_dicts(rows: list[tuple], names: list[str]) -> list[dict[str, Any]]:
 
 
 def row_level_comparison(
-    source_parquet: Path, export_parquet: Path, limit: int | None, max_differences: int
+    source_parquet: Path,
+    export_parquet: Path,
+    limit: int | None,
+    max_differences: int,
+    limits: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """`EXCEPT ALL` both ways between the source rows (or their prefix) and the export.
 
@@ -43,15 +47,15 @@ def row_level_comparison(
     back to report them. Two different rows would have to collide for a difference to hide:
     odds of about n^2 / 2^65, 3e-8 for 1M rows.
     """
-    con = duck()
+    con = duck(**(limits or {}))
     try:
         con.execute(
             f"CREATE TEMP VIEW src_raw AS SELECT * FROM {source_relation(source_parquet, limit)}"
         )
         src_types = {n: str(t) for n, t, *_ in con.execute("DESCRIBE src_raw").fetchall()}
         try:
-            export = sql_str(export_parquet)
-            con.execute(f"CREATE TEMP VIEW exp_raw AS SELECT * FROM read_parquet({export})")
+            export = export_relation(export_parquet)
+            con.execute(f"CREATE TEMP VIEW exp_raw AS SELECT * FROM {export}")
             exp_types = {n: str(t) for n, t, *_ in con.execute("DESCRIBE exp_raw").fetchall()}
         except duckdb.Error as exc:
             raise unreadable(export_parquet, exc) from None

@@ -7,7 +7,11 @@ read as nanoseconds lands in January 1970) shows as it is.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import shutil
+import tempfile
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -70,10 +74,36 @@ def is_integer_type(sql_type: str) -> bool:
     return any(k in t for k in ("INT", "LONG", "SHORT", "BYTE")) and "INTERVAL" not in t
 
 
-def duck() -> duckdb.DuckDBPyConnection:
+def duck(memory_limit: str | None = None, spill_dir: Path | None = None) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection; with a memory limit it spills to `spill_dir` instead of growing."""
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
+    if memory_limit:
+        con.execute(f"SET memory_limit = {sql_str(memory_limit)}")
+        con.execute("SET preserve_insertion_order = false")  # lets big scans stream
+    if spill_dir:
+        con.execute(f"SET temp_directory = {sql_str(spill_dir)}")
     return con
+
+
+@contextlib.contextmanager
+def duckdb_limits(memory_limit: str | None, spill_root: Path | None) -> Iterator[dict[str, Any]]:
+    """`duck` keyword arguments for one job: its own spill directory, removed afterwards."""
+    if spill_root is None:
+        yield {"memory_limit": memory_limit}
+        return
+    Path(spill_root).mkdir(parents=True, exist_ok=True)
+    spill = Path(tempfile.mkdtemp(prefix="validate-", dir=spill_root))
+    try:
+        yield {"memory_limit": memory_limit, "spill_dir": spill}
+    finally:
+        shutil.rmtree(spill, ignore_errors=True)
+
+
+def export_relation(path: Path) -> str:
+    """DuckDB SQL reading an export: one Parquet file, or every piece of an export directory."""
+    path = Path(path)
+    return f"read_parquet({sql_str(path / '*.parquet' if path.is_dir() else path)})"
 
 
 def source_relation(parquet: Path, limit: int | None) -> str:

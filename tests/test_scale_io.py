@@ -1,0 +1,213 @@
+"""I/O at scale: the disk check, files handed to the server, exports in pieces, bounded DuckDB."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from ingestbench import disk
+from ingestbench.methods import Job
+from ingestbench.runner import run_repeat
+from ingestbench.server import embedded_server
+from ingestbench.server_files import placed_in
+from ingestbench.table import wait_visible
+from ingestbench.validate import (
+    expected_aggregates,
+    export_table,
+    questdb_aggregates,
+    validate_files,
+    validate_run,
+)
+from ingestbench.variants import parse_variant_name
+
+REPO = Path(__file__).resolve().parents[1]
+GB = 10**9
+
+
+# ------------------------------------------------------------------------------ disk check
+
+
+def test_the_disk_check_stops_on_a_shortage_with_one_sentence(tmp_path):
+    needs = disk.workflow_needs([(100_000_000, ["parquet", "csv"])], [100_000_000], tmp_path)
+    with pytest.raises(disk.DiskSpaceError) as info:
+        disk.check_needs(needs, free=lambda path: 5 * GB)  # a simulated, nearly full disk
+    message = str(info.value)
+    # 100M rows: Parquet 8 GB + CSV 28 GB; one job: server data 30 GB, export and spill 14 GB.
+    assert message.startswith(f"not enough disk space under {tmp_path.parent}")
+    assert "this run needs about " in message and "datasets 36.0 GB" in message
+    assert "and 5.0 GB is free; free some space" in message
+    assert "\n" not in message
+
+
+def test_the_disk_check_passes_when_space_suffices_and_counts_nothing_done(tmp_path):
+    disk.check_needs(disk.workflow_needs([(1_000_000, ["parquet"])], [], tmp_path),
+                     free=lambda path: 1 * GB)  # fmt: skip
+    # An external server keeps its data on its own disk.
+    needs = disk.workflow_needs([], [10**6], tmp_path, embedded_server=False)
+    assert [n.what for n in needs if n.nbytes] == ["one validation export and spill"]
+    # Nothing left to generate or ingest needs nothing, however full the disk.
+    disk.check_needs(disk.workflow_needs([(10**9, [])], [], tmp_path), free=lambda path: 0)
+
+
+def test_the_workflow_checks_the_disk_before_any_job(tmp_path):
+    for name in ("Snakefile", "config.yaml", "requirements.lock"):
+        shutil.copy(REPO / name, tmp_path / name)
+    for name in ("rules", "scripts", "schemas", "profiles", "report", "envs", "src"):
+        shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    config = tmp_path / "huge.yaml"  # 4e11 rows: more than any disk here holds
+    config.write_text(
+        "datasets: [{label: main, scale: 4000, epochs: 100000000}]\n"
+        "variants: [{library: pandas, method: dataframe, format: parquet, transport: http}]\n"
+    )
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "1", "--configfile", str(config)]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode != 0
+    assert "not enough disk space under" in run.stderr and "GB is free" in run.stderr
+    assert not (tmp_path / "results" / "data").exists()  # no job ran
+    dry = subprocess.run([*cmd, "-n"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert dry.returncode == 0, dry.stderr[-2000:]  # a dry run plans, it does not check
+
+
+def test_ingestbench_generate_checks_the_disk_first(tmp_path):
+    cmd = [str(Path(sys.executable).with_name("ingestbench")), "generate", "--scale", "4000",
+           "--epochs", "100000000", "--format", "parquet", "--out", str(tmp_path)]  # fmt: skip
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0
+    assert "not enough disk space under" in run.stderr
+    assert not list(tmp_path.iterdir())
+
+
+# ------------------------------------------------------------------------------ server files
+
+
+def test_a_placed_file_is_a_hard_link_and_goes_afterwards_also_on_failure(tmp_path):
+    source = tmp_path / "data.parquet"
+    source.write_bytes(b"x" * 1000)
+    root = tmp_path / "import"
+    root.mkdir()
+    with placed_in(root, source) as placed:
+        assert os.stat(placed).st_ino == os.stat(source).st_ino  # one copy on disk
+    assert not placed.exists() and source.exists()
+    with pytest.raises(RuntimeError), placed_in(root, source) as placed:
+        raise RuntimeError("the import failed")
+    assert not placed.exists() and source.exists()
+
+
+@pytest.mark.skipif(
+    not Path("/dev/shm").is_dir() or os.stat("/dev/shm").st_dev == os.stat("/tmp").st_dev,
+    reason="needs a second file system",
+)
+def test_a_placed_file_across_file_systems_is_copied_and_says_so(tmp_path, caplog):
+    source = tmp_path / "data.parquet"
+    source.write_bytes(b"x" * 1000)
+    root = Path(tempfile_dir := os.path.join("/dev/shm", f"ingestbench-test-{os.getpid()}"))
+    root.mkdir()
+    try:
+        with caplog.at_level(logging.WARNING), placed_in(root, source) as placed:
+            assert placed.read_bytes() == source.read_bytes()
+            assert os.stat(placed).st_ino != os.stat(source).st_ino
+        assert "copying it instead" in caplog.text
+        assert not placed.exists()
+    finally:
+        shutil.rmtree(tempfile_dir, ignore_errors=True)
+
+
+def _ingest_and_validate(qdb, tiny_dataset, name, table, tmp_path, piece_rows=None):
+    variant = parse_variant_name(name)
+    rows = tiny_dataset["manifest"]["rows"]
+    job = Job(qdb, table, variant, tiny_dataset[variant.format], rows, 2)
+    run_repeat(job, "double", 0)
+    wait_visible(qdb, table, rows)
+    export = tmp_path / f"{table}-export"
+    export_table(qdb, table, export, piece_rows=piece_rows)
+    run = {"rows": rows, "variant": variant.to_dict(), "dataset": {"name": "tiny"}}
+    expected = expected_aggregates(tiny_dataset["parquet"])
+    result = validate_run(run, tiny_dataset["parquet"], expected, questdb_aggregates(qdb, table),
+                          export)  # fmt: skip
+    return result, export
+
+
+@pytest.mark.parametrize("name", ["none-server_csv-csv-http", "none-server_parquet-parquet-http"])
+def test_server_side_imports_validate_row_for_row(questdb, tiny_dataset, tmp_path, name):
+    table = "t_" + name.split("-")[1]
+    result, _ = _ingest_and_validate(questdb, tiny_dataset, name, table, tmp_path, 10**9)
+    assert result["passed"], result["failed_checks"]
+    assert not (Path(questdb.copy_root) / tiny_dataset["parquet"].name).exists()  # it went
+
+
+# ------------------------------------------------------------------------------ export, DuckDB
+
+
+def test_an_export_in_pieces_validates_row_for_row(questdb, tiny_dataset, tmp_path):
+    result, export = _ingest_and_validate(questdb, tiny_dataset, "pandas-dataframe-parquet-http",
+                                          "t_pieces", tmp_path, piece_rows=333)  # fmt: skip
+    pieces = sorted(export.glob("*.parquet"))
+    assert [pq.read_metadata(p).num_rows for p in pieces] == [333] * 6 + [2]  # 2,000 rows
+    assert not list(export.parent.glob(".*tmp*"))
+    assert result["passed"], result["failed_checks"]
+    check = next(c for c in result["checks"] if c["name"] == "row_level")
+    assert check["actual"] == {"rows": 2000, "missing": 0, "unexpected": 0}
+
+
+def test_a_damaged_table_fails_the_row_check_through_the_pieces(questdb, tiny_dataset, tmp_path):
+    _ingest_and_validate(questdb, tiny_dataset, "pandas-dataframe-parquet-http", "t_dmg",
+                         tmp_path)  # fmt: skip
+    questdb.sql("UPDATE t_dmg SET usage_user = usage_user + 1 WHERE hostname = 'host_3'")
+    questdb.sql("SELECT wait_wal_table('t_dmg')")
+    export = tmp_path / "dmg-export"
+    export_table(questdb, "t_dmg", export, piece_rows=500)
+    run = {"rows": 2000, "variant": {"name": "x"}, "dataset": {"name": "tiny"}}
+    expected = expected_aggregates(tiny_dataset["parquet"])
+    actual = questdb_aggregates(questdb, "t_dmg")
+    result = validate_run(run, tiny_dataset["parquet"], expected, actual, export)
+    assert "row_level" in result["failed_checks"]
+    assert result["differing_rows"] == {"missing": 50, "unexpected": 50}  # 50 epochs of host_3
+
+
+def test_validation_runs_under_a_memory_limit_and_cleans_its_spill(questdb, tiny_dataset,
+                                                                    tmp_path):  # fmt: skip
+    _, export = _ingest_and_validate(questdb, tiny_dataset, "polars-dataframe-csv-tcp", "t_mem",
+                                     tmp_path, piece_rows=700)  # fmt: skip
+    files = {k: tmp_path / f"{k}.json" for k in ("run", "actual", "expected")}
+    files["run"].write_text(json.dumps({"rows": 2000, "variant": {"name": "polars-dataframe"}}))
+    files["actual"].write_text(json.dumps({"aggregates": questdb_aggregates(questdb, "t_mem")}))
+    files["expected"].write_text(
+        json.dumps({"aggregates": expected_aggregates(tiny_dataset["parquet"])})
+    )
+    spill_root = tmp_path / "results" / "tmp" / "duckdb"
+    result = validate_files(**files, export=export, parquet=tiny_dataset["parquet"],
+                            output=tmp_path / "out.json", spill_root=spill_root,
+                            validation={"memory_limit": "64MB"})  # fmt: skip
+    assert result["passed"], result["failed_checks"]
+    assert spill_root.is_dir() and not list(spill_root.iterdir())
+
+
+# ------------------------------------------------------------------------------ data directory
+
+
+def test_a_failing_job_still_deletes_its_server_data_directory(questdb_jar, tmp_path):
+    with (
+        pytest.raises(RuntimeError, match="the job failed"),
+        embedded_server(questdb_jar, log_path=tmp_path / "s.log") as qdb,
+    ):
+        root = qdb.data_dir
+        qdb.sql("CREATE TABLE t (x INT)")
+        raise RuntimeError("the job failed")
+    assert not root.exists()
+
+
+def test_keep_data_keeps_the_data_directory(questdb_jar, tmp_path):
+    with embedded_server(questdb_jar, keep_data=True, log_path=tmp_path / "s.log") as qdb:
+        root = qdb.data_dir
+    try:
+        assert (root / "db").is_dir()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

@@ -74,7 +74,9 @@ def is_integer_type(sql_type: str) -> bool:
     return any(k in t for k in ("INT", "LONG", "SHORT", "BYTE")) and "INTERVAL" not in t
 
 
-def duck(memory_limit: str | None = None, spill_dir: Path | None = None) -> duckdb.DuckDBPyConnection:
+def duck(
+    memory_limit: str | None = None, spill_dir: Path | None = None
+) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection; with a memory limit it spills to `spill_dir` instead of growing."""
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")

@@ -31,7 +31,8 @@ The result equals one global stable sort, and memory stays bounded by chunk + la
 Output: ``<name>.parquet`` (tags as ``dictionary<int32, string>``, so pandas reads ``category`` and
 polars ``Categorical``; fields ``double`` or ``int64``; ``timestamp[ns, tz=UTC]``; one row group per
 chunk of about a million rows), ``<name>.csv`` (header, unquoted values, timestamps like
-``2016-01-01T00:00:00.000000Z``) and ``<name>.manifest.json``. Every file is written to
+``2016-01-01T00:00:00.000000Z``), ``<name>.ilp`` (TSBS's ``--format=questdb`` lines, see
+``ingestbench.ilp_text``) and ``<name>.manifest.json``. Every file is written to
 ``<final>.tmp-<pid>`` and renamed into place only when complete.
 """
 
@@ -88,7 +89,7 @@ FIELDS: tuple[str, ...] = (
 )
 TIMESTAMP = "timestamp"
 FIELD_TYPES = ("double", "long")
-FORMATS = ("parquet", "csv")
+FORMATS = ("parquet", "csv", "ilp")  # ilp: TSBS --format=questdb lines (ingestbench.ilp_text)
 
 #: Region -> its datacenters (TSBS's devops/common.go).
 REGIONS: dict[str, tuple[str, ...]] = {
@@ -634,13 +635,13 @@ def _package_version() -> str | None:
 
 def _normalise_formats(formats: Sequence[str] | str) -> tuple[str, ...]:
     if isinstance(formats, str):
-        formats = FORMATS if formats == "both" else (formats,)
+        formats = ("parquet", "csv") if formats == "both" else (formats,)
     chosen = tuple(dict.fromkeys(formats))
     bad = [f for f in chosen if f not in FORMATS]
     if bad or not chosen:
         raise GeneratorError(
             f"unknown output format {bad[0] if bad else 'none'!r}: "
-            "choose parquet, csv or both (--format)."
+            "choose parquet, csv, ilp or both (--format)."
         )
     return chosen
 
@@ -709,26 +710,31 @@ def generate(
         "generating %s (%d rows) into %s as %s", name, params.rows, out_dir, ", ".join(formats)
     )
 
-    sinks: list = []
+    sinks: dict = {}
     bar = _Progress(params.epochs, name, progress)
     current = temps[formats[0]]
     try:
         try:
             if "parquet" in formats:
                 current = temps["parquet"]
-                sinks.append(_ParquetSink(temps["parquet"], params, chunk_rows))
+                sinks["parquet"] = _ParquetSink(temps["parquet"], params, chunk_rows)
             if "csv" in formats:
                 current = temps["csv"]
-                sinks.append(_CsvSink(temps["csv"], params))
+                sinks["csv"] = _CsvSink(temps["csv"], params)
+            if "ilp" in formats:
+                from .ilp_text import IlpSink  # imports this module
+
+                current = temps["ilp"]
+                sinks["ilp"] = IlpSink(temps["ilp"], params)
             chunks = _iter_rows(params, chunk_rows, bar)
             if params.lag_ns is not None:
                 chunks = _shuffle_within_lag(chunks, params.lag_ns, params.seed)
             for chunk in chunks:
-                for sink in sinks:
-                    current = temps["parquet" if isinstance(sink, _ParquetSink) else "csv"]
+                for fmt, sink in sinks.items():
+                    current = temps[fmt]
                     sink.write(chunk)
-            for sink in sinks:
-                current = temps["parquet" if isinstance(sink, _ParquetSink) else "csv"]
+            for fmt, sink in sinks.items():
+                current = temps[fmt]
                 sink.close()
             sinks.clear()
             bar.close()
@@ -757,7 +763,7 @@ def generate(
             ) from None
     except BaseException:
         bar.close()
-        for sink in sinks:
+        for sink in sinks.values():
             with contextlib.suppress(Exception):
                 sink.close()
         for path in temps.values():

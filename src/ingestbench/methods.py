@@ -26,6 +26,7 @@ from questdb import QuestDBError as ClientError
 from questdb import Sender
 
 from .errors import UserError
+from .ilp_file import IlpFile
 from .readers import head, import_libraries, read_frame, to_pandas
 from .server import QuestDB
 from .table import TAGS, TIMESTAMP
@@ -383,4 +384,5 @@ METHODS: dict[str, type[Method]] = {
     "processes": Processes,
     "server_csv": ServerCsv,
     "server_parquet": ServerParquet,
+    "ilp_file": IlpFile,
 }

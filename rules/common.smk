@@ -4,6 +4,7 @@
 from pathlib import Path
 
 from ingestbench.jar import default_cache_dir
+from ingestbench.tsbs import FORMATS as DATASET_FORMATS
 from ingestbench.tsbs import DatasetParams
 from ingestbench.variants import parse_variant_name, variants_by_dataset
 
@@ -17,6 +18,14 @@ VARIANTS = {
 
 def dataset_config(name):
     return DATASET_CONFIGS[name]
+
+
+def dataset_formats(name):
+    """Files the dataset is generated as: Parquet always (validation reads it), and the formats
+    its variants read. The ILP text is big (~490 B/row), so only for datasets that send it.
+    """
+    needed = {"parquet"} | {v.format for v in VARIANTS.get(name, [])}
+    return [fmt for fmt in DATASET_FORMATS if fmt in needed]
 
 
 def variant_config(name):

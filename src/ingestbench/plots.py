@@ -30,6 +30,7 @@ import seaborn as sns  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
+from .ceiling import LABEL, wire_ceilings  # noqa: E402
 from .summary import read_summary  # noqa: E402
 
 log = logging.getLogger(__name__)
@@ -207,7 +208,7 @@ def _library_legend(fig: Figure, libraries) -> None:
     handles = [
         plt.Rectangle((0, 0), 1, 1, color=LIBRARY_COLORS.get(lib, "0.5")) for lib in libraries
     ]
-    labels = [("server-side import" if lib == "none" else lib) for lib in libraries]
+    labels = [("none: server import, ILP file" if lib == "none" else lib) for lib in libraries]
     fig.legend(handles, labels, loc="lower right", ncol=len(labels), frameon=False, fontsize=8.5)
 
 
@@ -238,6 +239,10 @@ def throughput(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
             xlabel="MiB/s (ILP bytes)",
         )
         ax_mib.set_yticklabels([])
+        ceiling = wire_ceilings(group).get(group["dataset"].iloc[0])
+        if ceiling:  # what the server takes with no client work: the file sent as it is
+            ax_rows.axvline(ceiling[0], color="0.2", linestyle="--", linewidth=1, label=LABEL)
+            ax_rows.legend(loc="lower right", fontsize=7.5, frameon=False)
         ax_rows.xaxis.set_major_formatter(FuncFormatter(_human))
         ax_rows.set_title(_dataset_title(group), loc="left")
         proto = group["ilp_protocol_version"].dropna().unique()

@@ -128,7 +128,7 @@ def _validated(qdb: QuestDB, table: str, dataset, doc, tmp_path: Path) -> dict:
 @pytest.mark.parametrize("connections", [1, 2])
 def test_ilp_file_lands_every_row(questdb, dataset, tmp_path, monkeypatch, transport, connections):
     # 3,000-byte reads end mid line (lines are ~340-490 bytes): every block is cut and carried.
-    monkeypatch.setattr(ilp_file, "BLOCK_BYTES", 3000)
+    monkeypatch.setattr(ilp_file, "BLOCK_BYTES", {"tcp": 3000, "http": 3000})
     variant = parse_variant_name(f"none-ilp_file-ilp-{transport}-w{connections}")
     assert variant.workers == connections
     table = "cpu"  # the lines name it: the file is sent as it is

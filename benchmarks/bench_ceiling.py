@@ -10,7 +10,11 @@ takes ILP at all, so this benchmark measures, against one QuestDB started as `co
 - `dataframe`: one `sender.dataframe()` over HTTP (auto-flush every 75,000 rows);
 - `ceiling`: the same rows serialized beforehand (untimed) into 75,000-row buffers, then only
   flushed: what a client that spends no time at all serializing would reach here, over HTTP with
-  one and two connections and over TCP with one.
+  one and two connections and over TCP with one and two;
+- `ilp_file`: the workflow's own wire-ceiling variant, the dataset's ILP text file (TSBS's
+  `--format=questdb` lines, text doubles, ~490 B/row against ~355 for the buffers' binary
+  doubles) sent as it is over TCP with one and two connections and over HTTP with one. The last
+  lines set `ilp_file` beside the pre-serialized buffers with the same transport and connections.
 
 It prints each rate, its ratio to the rows loop and the server's CPU seconds per 1M rows (over
 send and WAL apply; it grows with the time a case takes, not only with its rows, so slow cases
@@ -34,9 +38,10 @@ from ingestbench.methods import Job, dataframe_into, read_whole
 from ingestbench.runner import run_repeat
 from ingestbench.server import QuestDB
 from ingestbench.table import recreate_table, wait_visible
-from ingestbench.variants import Variant
+from ingestbench.variants import Variant, parse_variant_name
 
 AUTO_FLUSH_ROWS = 75_000  # the client's HTTP default, so the ceiling sends the same requests
+PAIRS = (("http", 1), ("http", 2), ("tcp", 1), ("tcp", 2))  # (transport, connections)
 
 
 def workflow_send_rate(
@@ -45,6 +50,15 @@ def workflow_send_rate(
     """(rows/s of the send phase, server CPU-s per 1M rows) of one repeat of a workflow method."""
     job = Job(qdb, TABLE, Variant("pandas", method, "parquet", "http"), path, rows, version)
     result = run_repeat(job, "double", 1)  # send, then wait until visible; server CPU spans both
+    return rows / result["phases"]["send"], (result["server_cpu_s"] or 0.0) * 1e6 / rows
+
+
+def ilp_file_send_rate(
+    qdb: QuestDB, path: Path, transport: str, connections: int, rows: int
+) -> tuple[float, float]:
+    """(rows/s of the send phase, server CPU-s per 1M rows) of one repeat of `ilp_file`."""
+    variant = parse_variant_name(f"none-ilp_file-ilp-{transport}-w{connections}")
+    result = run_repeat(Job(qdb, TABLE, variant, path, rows), "double", 1)
     return rows / result["phases"]["send"], (result["server_cpu_s"] or 0.0) * 1e6 / rows
 
 
@@ -98,7 +112,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
 
-    with dataset_and_server(args.scale, args.epochs) as (params, paths, qdb, config):
+    formats = ("parquet", "ilp")
+    with dataset_and_server(args.scale, args.epochs, formats) as (params, paths, qdb, config):
         path, version = paths["parquet"], config["ilp_protocol_version"]
         cases = {
             "rows loop (itertuples + row()), HTTP": lambda: workflow_send_rate(
@@ -111,10 +126,15 @@ def main() -> None:
         buffers = {
             t: serialized_buffers(qdb, path, t, params.rows, version) for t in ("http", "tcp")
         }
-        for transport, connections in (("http", 1), ("http", 2), ("tcp", 1)):
+        for transport, connections in PAIRS:
             name = f"ceiling: pre-serialized, {transport.upper()} x{connections}"
             cases[name] = lambda t=transport, c=connections: ceiling_rate(
                 qdb, buffers[t], params.rows, t, c, version
+            )
+        for transport, connections in (("tcp", 1), ("tcp", 2), ("http", 1)):
+            name = f"ilp_file: ILP text file, {transport.upper()} x{connections}"
+            cases[name] = lambda t=transport, c=connections: ilp_file_send_rate(
+                qdb, paths["ilp"], t, c, params.rows
             )
         figures: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
         for _ in range(args.repeats):  # interleaved, so drift on a noisy machine hits all
@@ -128,6 +148,16 @@ def main() -> None:
         cpu = statistics.median(c for _, c in values)
         print(f"{name:<42} {rate:>10,.0f} {rate / loop:>11.1f}x {cpu:>21.2f}")
     print(f"the 25x target needs dataframe() at {25 * loop:,.0f} rows/s")
+    print("\nilp_file against the pre-serialized buffers (send rows/s, medians; target >= 90%)")
+    for transport, connections in PAIRS:
+        file_case = f"ilp_file: ILP text file, {transport.upper()} x{connections}"
+        if file_case not in figures:
+            continue
+        file_rate = statistics.median(r for r, _ in figures[file_case])
+        buffers_case = f"ceiling: pre-serialized, {transport.upper()} x{connections}"
+        buffer_rate = statistics.median(r for r, _ in figures[buffers_case])
+        print(f"{transport.upper()} x{connections}: ilp_file {file_rate:>10,.0f}   pre-serialized "
+              f"{buffer_rate:>10,.0f}   {file_rate / buffer_rate:6.1%}")  # fmt: skip
 
 
 if __name__ == "__main__":

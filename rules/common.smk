@@ -5,6 +5,7 @@ from pathlib import Path
 
 from ingestbench.charts import chart_paths
 from ingestbench.disk import check_needs, workflow_needs
+from ingestbench.tsbs import FORMATS as DATASET_FORMATS
 from ingestbench.tsbs import DatasetParams
 from ingestbench.variants import parse_variant_name, variants_by_dataset
 
@@ -18,6 +19,14 @@ VARIANTS = {
 
 def dataset_config(name):
     return DATASET_CONFIGS[name]
+
+
+def dataset_formats(name):
+    """Files the dataset is generated as: Parquet always (validation reads it), and the formats
+    its variants read. The ILP text is big (~490 B/row), so only for datasets that send it.
+    """
+    needed = {"parquet"} | {v.format for v in VARIANTS.get(name, [])}
+    return [fmt for fmt in DATASET_FORMATS if fmt in needed]
 
 
 def variant_config(name):
@@ -55,11 +64,6 @@ def questdb_jar_record():
 
 def charts_files():
     return chart_paths("results/plots")
-
-
-def dataset_formats(name):
-    """The files a dataset is generated as (Parquet always: validation reads it)."""
-    return ["parquet", "csv"]
 
 
 def check_disk_space():

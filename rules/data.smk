@@ -1,19 +1,23 @@
-# Data stage: the seeded TSBS cpu-only dataset, always as Parquet and CSV plus its manifest.
-# The {dataset} wildcard is the dataset's name from its parameters (DatasetParams.name).
+# Data stage: each seeded TSBS cpu-only dataset, as Parquet plus the formats its variants read
+# (dataset_formats), and its manifest. One rule per dataset, because a rule's outputs cannot
+# depend on a wildcard's value and the ILP text (~490 B/row) must exist only where it is sent.
 
+for _name in DATASET_CONFIGS:
 
-rule generate:
-    output:
-        parquet="results/data/{dataset}.parquet",
-        csv="results/data/{dataset}.csv",
-        manifest="results/data/{dataset}.manifest.json",
-    log:
-        "results/logs/generate/{dataset}.log",
-    benchmark:
-        "results/benchmarks/generate/{dataset}.tsv"
-    conda:
-        "../envs/ingestbench.yaml"
-    params:
-        dataset=lambda w: dataset_config(w.dataset),
-    script:
-        "../scripts/generate.py"
+    rule:
+        name:
+            f"generate_{_name.replace('-', '_')}"
+        output:
+            **{fmt: f"results/data/{_name}.{fmt}" for fmt in dataset_formats(_name)},
+            manifest=f"results/data/{_name}.manifest.json",
+        log:
+            f"results/logs/generate/{_name}.log",
+        benchmark:
+            f"results/benchmarks/generate/{_name}.tsv"
+        conda:
+            "../envs/ingestbench.yaml"
+        params:
+            dataset=dataset_config(_name),
+            formats=dataset_formats(_name),
+        script:
+            "../scripts/generate.py"

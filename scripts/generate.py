@@ -1,4 +1,4 @@
-"""Snakemake script of rule `generate`: write one TSBS cpu dataset (Parquet, CSV, manifest)."""
+"""Snakemake script of the generate rules: one TSBS cpu dataset in its formats, and its manifest."""
 
 import logging
 import sys
@@ -24,7 +24,7 @@ def main(smk) -> None:
                 f"the output {parquet} does not match the dataset's name {params.name}: "
                 "request results/data/<name>.parquet with the name DatasetParams gives."
             )
-        generate(params, parquet.parent, formats=("parquet", "csv"), progress=False)
+        generate(params, parquet.parent, formats=smk.params.formats, progress=False)
     except GeneratorError as exc:
         logging.getLogger("ingestbench").error("%s", exc)
         print(f"ERROR: {exc}", file=sys.stderr)

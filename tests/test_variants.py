@@ -9,6 +9,7 @@ import yaml
 from ingestbench.config import validate_config
 from ingestbench.variants import (
     CLIENT_METHODS,
+    FILE_METHODS,
     FORMATS,
     SERVER_METHODS,
     TRANSPORTS,
@@ -57,7 +58,38 @@ def test_names_round_trip(variant):
     assert parse_variant_name(variant.name) == variant
 
 
-@pytest.mark.parametrize("name", ["pandas-teleport-csv-http", "none-server_csv-parquet-http"])
+def test_ilp_file_only_as_library_none_format_ilp_and_clients_never_read_ilp():
+    spec = {"library": ["pandas", "none"], "method": ["ilp_file", "dataframe"],
+            "format": ["parquet", "ilp"], "transport": ["http", "tcp"],
+            "workers": [1, 2]}  # fmt: skip
+    names = sorted(v.name for v in expand_spec(spec))
+    assert names == [
+        "none-ilp_file-ilp-http-w1",
+        "none-ilp_file-ilp-http-w2",
+        "none-ilp_file-ilp-tcp-w1",
+        "none-ilp_file-ilp-tcp-w2",
+        "pandas-dataframe-parquet-http",
+        "pandas-dataframe-parquet-tcp",
+    ]
+
+
+def test_a_spec_without_library_or_format_still_finds_ilp_file():
+    names = [v.name for v in expand_spec({"method": "ilp_file", "transport": "tcp"})]
+    assert names == ["none-ilp_file-ilp-tcp-w2"]  # workers: connections, 2 by default
+    assert parse_variant_name("none-ilp_file-ilp-http-w3").workers == 3
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "pandas-teleport-csv-http",
+        "none-server_csv-parquet-http",
+        "pandas-ilp_file-ilp-tcp-w2",
+        "none-ilp_file-parquet-tcp-w2",
+        "pandas-dataframe-ilp-http",
+        "none-dataframe-parquet-http",
+    ],
+)
 def test_invalid_names_are_refused(name):
     with pytest.raises(ValueError, match="not a valid variant"):
         parse_variant_name(name)
@@ -68,9 +100,11 @@ def test_shipped_configs_cover_every_method_library_format_and_transport(config_
     config = validate_config(yaml.safe_load((REPO / config_file).read_text()))
     labels = [d["label"] for d in config["datasets"]]
     variants = {v for vs in variants_by_dataset(copy.deepcopy(config), labels).values() for v in vs}
-    assert {v.method for v in variants} == set(CLIENT_METHODS) | set(SERVER_METHODS)
+    assert {v.method for v in variants} == set(CLIENT_METHODS) | set(SERVER_METHODS) | set(
+        FILE_METHODS
+    )
     assert {v.library for v in variants} == {"pandas", "polars", "none"}
-    assert {v.format for v in variants} == {"parquet", "csv"}
+    assert {v.format for v in variants} == {"parquet", "csv", "ilp"}
     assert {v.transport for v in variants} == {"http", "tcp"}
 
 

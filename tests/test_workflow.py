@@ -56,11 +56,15 @@ def finished_run(tmp_path_factory):
 def test_the_workflow_writes_summary_validations_and_charts(finished_run):
     workdir, _ = finished_run
     summary = pd.read_csv(workdir / "results" / "summary.csv")
-    assert len(summary) == 8
+    assert len(summary) == 10
+    ceiling = summary[summary["method"] == "ilp_file"]["rows_per_s_median"].max()
+    assert summary["ceiling_fraction"].to_numpy() == pytest.approx(
+        summary["rows_per_s_median"].to_numpy() / ceiling
+    )
     assert summary["validated"].all()
     assert (summary["rows_per_s_median"] > 0).all()
     validations = list((workdir / "results" / "validation").rglob("*.json"))
-    assert len(validations) == 8
+    assert len(validations) == 10
     assert all(json.loads(p.read_text())["passed"] for p in validations)
     for chart in ("throughput", "phases", "speedup", "scaling", "parquet_vs_csv", "batch_sweep"):
         assert (workdir / "results" / "plots" / f"{chart}.png").stat().st_size > 0

@@ -54,9 +54,11 @@ def add_generate_parser(subparsers: argparse._SubParsersAction) -> argparse.Argu
     )
     parser.add_argument(
         "--format",
-        choices=("parquet", "csv", "both"),
-        default="both",
-        help="files to write (default: both)",
+        choices=("parquet", "csv", "ilp", "both"),
+        nargs="+",
+        default=["both"],
+        help="files to write: parquet, csv, ilp (TSBS's ILP text), both = parquet and csv "
+        "(default: both)",
     )
     parser.add_argument("--out", required=True, metavar="DIR", help="output directory")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -80,7 +82,7 @@ def run_generate(args: argparse.Namespace) -> int:
     }
     entry["rows" if args.rows is not None else "epochs"] = args.rows or args.epochs
     params = DatasetParams.from_config(entry)
-    formats = ("parquet", "csv") if args.format == "both" else (args.format,)
+    formats = [f for arg in args.format for f in (("parquet", "csv") if arg == "both" else [arg])]
     missing = [f for f in formats if not (Path(args.out) / f"{params.name}.{f}").exists()]
     check_needs([Need(Path(args.out), files_bytes(params.rows, missing), "the dataset files")])
     generate(params, args.out, formats=formats, progress=not args.no_progress)

@@ -28,6 +28,7 @@ from questdb import Sender
 
 from .columns import TAGS, TIMESTAMP
 from .errors import UserError
+from .ilp_file import IlpFile
 from .readers import head, import_libraries, read_frame, to_pandas
 from .server import QuestDB
 from .server_files import placed_in, upload_multipart
@@ -355,4 +356,5 @@ METHODS: dict[str, type[Method]] = {
     "processes": Processes,
     "server_csv": ServerCsv,
     "server_parquet": ServerParquet,
+    "ilp_file": IlpFile,
 }

@@ -158,7 +158,7 @@ def library_legend(fig: Figure, libraries) -> None:
     handles = [
         plt.Rectangle((0, 0), 1, 1, color=LIBRARY_COLORS.get(lib, "0.5")) for lib in libraries
     ]
-    labels = [("server-side import" if lib == "none" else lib) for lib in libraries]
+    labels = [("none: server import, ILP file" if lib == "none" else lib) for lib in libraries]
     fig.legend(handles, labels, loc="lower right", ncol=len(labels), frameon=False, fontsize=8.5)
 
 

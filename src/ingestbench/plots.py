@@ -29,6 +29,7 @@ import seaborn as sns  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
+from .ceiling import LABEL, wire_ceilings  # noqa: E402
 from .chart_data import (  # noqa: E402
     CLIENT_LIBRARIES,
     batch_data,
@@ -108,6 +109,10 @@ def throughput(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
             xlabel="MiB/s (ILP bytes)",
         )
         ax_mib.set_yticklabels([])
+        ceiling = wire_ceilings(group).get(group["dataset"].iloc[0])
+        if ceiling:  # what the server takes with no client work: the file sent as it is
+            ax_rows.axvline(ceiling[0], color="0.2", linestyle="--", linewidth=1, label=LABEL)
+            ax_rows.legend(loc="lower right", fontsize=7.5, frameon=False)
         ax_rows.xaxis.set_major_formatter(FuncFormatter(human))
         ax_rows.set_title(dataset_title(group), loc="left")
         proto = group["ilp_protocol_version"].dropna().unique()

@@ -8,6 +8,7 @@ median rows/s is the median of the repeats' rows/s:
 - MiB/s       = ilp_bytes / 2**20 / end_to_end   send MiB/s = ilp_bytes / 2**20 / send
 - speedup     = median rows/s / median rows/s of the `rows` baseline of the same dataset, library
   and format (rates, not times, because the `rows` method may ingest a capped prefix).
+- ceiling_fraction = median rows/s / the best `ilp_file` median rows/s of the dataset (ceiling.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 import pandas as pd
 
+from .ceiling import add_ceiling_fraction, wire_ceilings
 from .errors import UserError
 from .files import load_json, write_text_atomic
 from .records import SUMMARY_ID_COLUMNS, RunFile, SummaryRow, read_run, read_validation
@@ -153,6 +155,7 @@ def summarize(run_paths: Iterable[Path], validation_paths: Iterable[Path] = ()) 
     validated = [validations.get((d, v)) for d, v in zip(df["dataset"], df["variant"], strict=True)]
     # True/False from the validation file; <NA> only if a run has no validation file at all.
     df["validated"] = pd.array(validated, dtype="boolean")
+    df = add_ceiling_fraction(df)
     for col in (
         "dataset_rows",
         "scale",
@@ -250,6 +253,11 @@ def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 
         if len(group) > top:
             lines.append("")
             lines.append(f"{len(group) - top} more variants in `summary.csv`.")
+        ceiling = wire_ceilings(group).get(dataset)
+        if ceiling:
+            lines += ["", f"Wire ceiling (`{ceiling[1]}`, the ILP file sent as it is): "
+                      f"{_fmt_rate(ceiling[0])} rows/s; `ceiling_fraction` in `summary.csv` "
+                      "is each variant's share of it."]  # fmt: skip
         capped = group[(group["method"] == "rows") & (group["rows"] < group["dataset_rows"])]
         if not capped.empty:
             lines.append("")

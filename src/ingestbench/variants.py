@@ -12,7 +12,9 @@ from typing import Any
 LIBRARIES = ("pandas", "polars")
 CLIENT_METHODS = ("rows", "dataframe", "threads", "processes", "batches")
 SERVER_METHODS = ("server_csv", "server_parquet")
-FORMATS = ("parquet", "csv")
+#: Methods that send a file of ILP text as it is (library none, format ilp, workers = connections).
+FILE_METHODS = ("ilp_file",)
+FORMATS = ("parquet", "csv", "ilp")
 TRANSPORTS = ("http", "tcp")
 DEFAULT_WORKERS = 2
 DEFAULT_BATCH_ROWS = 10_000
@@ -30,7 +32,7 @@ class Variant:
     @property
     def name(self) -> str:
         name = f"{self.library}-{self.method}-{self.format}-{self.transport}"
-        if self.method in ("threads", "processes"):
+        if self.method in ("threads", "processes", *FILE_METHODS):
             name += f"-w{self.workers}"
         if self.method == "batches":
             name += f"-b{self.batch_rows}"
@@ -56,10 +58,15 @@ def make_variant(
         if fmt != wanted:
             return None
         return Variant("none", method, fmt, "http")
+    if method in FILE_METHODS:
+        # The file's bytes as they are: no client library, ILP text, either transport.
+        if library != "none" or fmt != "ilp" or transport not in TRANSPORTS:
+            return None
+        return Variant("none", method, fmt, transport, workers=workers or DEFAULT_WORKERS)
     known = (
         library in LIBRARIES,
         method in CLIENT_METHODS,
-        fmt in FORMATS,
+        fmt in FORMATS and fmt != "ilp",  # client methods read dataframes, not ILP text
         transport in TRANSPORTS,
     )
     if not all(known):
@@ -77,7 +84,7 @@ def make_variant(
 def expand_spec(spec: dict[str, Any]) -> list[Variant]:
     """Cross product of one config spec's lists, invalid combinations dropped."""
     combos = itertools.product(
-        _as_list(spec.get("library"), LIBRARIES),
+        _as_list(spec.get("library"), (*LIBRARIES, "none")),
         _as_list(spec["method"], None),
         _as_list(spec.get("format"), FORMATS),
         _as_list(spec.get("transport"), TRANSPORTS),

@@ -14,20 +14,20 @@ from ..files import atomic_paths
 from .hosts import DEFAULT_CHUNK_ROWS, iter_rows, shuffle_within_lag
 from .manifest import file_entry, manifest
 from .params import DatasetParams, GeneratorError, positive_int
-from .writers import FORMATS, WRITERS, Writer
+from .writers import BOTH, FORMATS, WRITERS, Writer
 
 log = logging.getLogger(__name__)
 
 
 def _normalise_formats(formats: Sequence[str] | str) -> tuple[str, ...]:
     if isinstance(formats, str):
-        formats = FORMATS if formats == "both" else (formats,)
+        formats = BOTH if formats == "both" else (formats,)
     chosen = tuple(dict.fromkeys(formats))
     bad = [f for f in chosen if f not in FORMATS]
     if bad or not chosen:
         raise GeneratorError(
             f"unknown output format {bad[0] if bad else 'none'!r}: "
-            "choose parquet, csv or both (--format)."
+            f"choose {', '.join(FORMATS)} or both (--format)."
         )
     return chosen
 
@@ -59,7 +59,7 @@ class _Progress:
 def generate(
     params: DatasetParams,
     out_dir: Path | str,
-    formats: Sequence[str] | str = FORMATS,
+    formats: Sequence[str] | str = BOTH,
     progress: bool = True,
     *,
     chunk_rows: int = DEFAULT_CHUNK_ROWS,

@@ -190,6 +190,10 @@ class CsvWriter(Writer):
             self.file.close()
 
 
+from .ilp import IlpWriter  # noqa: E402 (it subclasses Writer, defined above)
+
 #: Format name -> its writer, in the order the files are written.
-WRITERS: dict[str, type[Writer]] = {"parquet": ParquetWriter, "csv": CsvWriter}
+WRITERS: dict[str, type[Writer]] = {"parquet": ParquetWriter, "csv": CsvWriter, "ilp": IlpWriter}
 FORMATS: tuple[str, ...] = tuple(WRITERS)
+#: What `--format both` means: the two dataframe formats (the ILP text is big, ~490 B/row).
+BOTH: tuple[str, ...] = ("parquet", "csv")

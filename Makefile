@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 CORES ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install run test lint format charts report lock bench-generate bench-ceiling bench-libraries clean
+.PHONY: install run test lint format charts report lock bench-generate bench-ceiling bench-libraries bench-chunks clean
 
 install: $(STAMP)
 
@@ -64,6 +64,10 @@ bench-libraries: install
 	$(BIN)/python benchmarks/bench_compare.py --repeats 7 \
 		pandas-dataframe-parquet-http polars-dataframe-parquet-http \
 		pandas-dataframe-csv-http polars-dataframe-csv-http
+
+## Streamed pipeline: end-to-end rate, overlap and client memory per chunk_rows (the default's sweep).
+bench-chunks: install
+	$(BIN)/python benchmarks/bench_chunks.py --repeats 3 --chunks 50000 100000 250000 500000 1000000
 
 ## Remove what a run made; results/full/ (the committed full-run figures) stays.
 clean:

@@ -431,7 +431,8 @@ class Processes(Method):
     def stream_pass(self, job: Job, clock: Clock) -> dict[str, Any]:
         ctx = mp.get_context("spawn")  # fork is unsafe with pyarrow/polars thread pools
         n = job.variant.workers
-        queue_, barrier, results = ctx.Queue(maxsize=n), ctx.Barrier(n + 1, timeout=600), ctx.Queue()
+        queue_ = ctx.Queue(maxsize=n)  # chunks in flight: bounded, so memory is too
+        barrier, results = ctx.Barrier(n + 1, timeout=600), ctx.Queue()
         procs = [
             ctx.Process(target=_stream_worker, args=(job, queue_, barrier, results), daemon=True)
             for _ in range(n)

@@ -69,9 +69,12 @@ def test_every_method_lands_every_row(questdb, tiny_dataset, name):
         assert r["server_cpu_s"] > 0 and r["server_rss_bytes"] > 0
         assert r["client_rss_bytes"] > 0
         if doc["variant"]["method"] != "processes":  # no workers: the client is this process
-            # The session's server is a child of this process, but not part of the client.
+            # The session's server is a child of this process (hundreds of MiB), but not part of
+            # the client. (The kernel's high-water mark lags /proc's RSS by a few pages.)
             peak_here = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-            assert r["client_rss_bytes"] <= peak_here
+            assert (
+                r["client_rss_bytes"] <= peak_here + 16 * 2**20 < r["server_rss_bytes"] + peak_here
+            )
         assert "peak_rss_bytes" not in r
     if doc["variant"]["library"] == "none":
         assert doc["ilp_bytes"] is None

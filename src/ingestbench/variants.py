@@ -16,8 +16,9 @@ FORMATS = ("parquet", "csv")
 TRANSPORTS = ("http", "tcp")
 DEFAULT_WORKERS = 2
 DEFAULT_BATCH_ROWS = 10_000
-# Rows per chunk of the streamed client methods, from a sweep of 50k..1M rows (README, "Chunk
-# size"): per-chunk overhead shows below it, and memory grows above it without paying back.
+# Rows per chunk of the streamed client methods: about 35-45 MiB of pandas frame and its ILP per
+# chunk in flight, and ~10 chunks per 1M rows for the overlap to work with. Not yet confirmed by
+# `make bench-chunks` (the sweep of 50k..1M rows), which is the way to re-choose it.
 DEFAULT_CHUNK_ROWS = 100_000
 WHOLE_FILE = "all"  # the config's (and the name's) word for chunk_rows null: one whole-file read
 

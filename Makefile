@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 CORES ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install run test test-quick test-faults lint format charts report rulegraph lock bench-generate bench-ceiling bench-libraries clean
+.PHONY: install run test test-quick test-faults lint format charts report rulegraph lock bench-generate bench-ceiling bench-libraries bench-chunks clean
 .PHONY: run-scale bench-scale
 
 install: $(STAMP)
@@ -87,6 +87,10 @@ bench-libraries: install
 SIZES ?= 1000000 10000000 100000000
 bench-scale: install
 	$(BIN)/python benchmarks/bench_scale.py $(SIZES)
+
+## Streamed pipeline: end-to-end rate, overlap and client memory per chunk_rows (the default's sweep).
+bench-chunks: install
+	$(BIN)/python benchmarks/bench_chunks.py --repeats 3 --chunks 50000 100000 250000 500000 1000000
 
 ## Remove what a run made; results/full/ (the committed full-run figures) stays.
 clean:

@@ -24,7 +24,7 @@ include: "rules/common.smk"
 
 wildcard_constraints:
     dataset="cpu-[A-Za-z0-9-]+",
-    variant="[a-z_]+-[a-z_]+-[a-z]+-[a-z]+(-[wb][0-9]+)?",
+    variant="[a-z_]+-[a-z_]+-[a-z]+-[a-z]+(-[wb][0-9]+)?(-c([0-9]+|all))?",
 
 
 include: "rules/data.smk"

@@ -192,3 +192,22 @@ def test_environment_fields(questdb, tmp_path):
     packages = {p["name"]: p for p in env["packages"]}
     assert packages["pandas"]["installed"] and packages["pandas"]["locked"]
     assert set(packages) == set(locked_versions(REPO / "requirements.lock"))
+
+
+def test_schema_2_runs_bring_client_and_server_memory_and_overlap(tmp_path):
+    source = FIXTURE / "runs" / BIG / "pandas-dataframe-parquet-http.json"
+    run = json.loads(source.read_text())
+    run["schema_version"] = 2
+    for i, rep in enumerate(run["repeats"]):
+        rep.pop("peak_rss_bytes", None)
+        rep.update(client_rss_bytes=(100 + i) * 2**20, server_rss_bytes=700 * 2**20,
+                   overlap=[1.2, 1.5, 1.4][i])  # fmt: skip
+    path = tmp_path / "runs" / run["dataset"]["name"] / source.name
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(run))
+    old = FIXTURE / "runs" / BIG / "pandas-rows-parquet-http.json"
+    df = summarize([path, old])  # a schema_version 1 file beside it still loads
+    r = row(df, "pandas-dataframe-parquet-http")
+    assert r["client_rss_bytes_max"] == 102 * 2**20 and r["server_rss_bytes_max"] == 700 * 2**20
+    assert r["overlap_median"] == pytest.approx(1.4)
+    assert "| 102 |" in to_markdown(df)

@@ -9,6 +9,7 @@ import yaml
 from ingestbench.config import validate_config
 from ingestbench.variants import (
     CLIENT_METHODS,
+    DEFAULT_CHUNK_ROWS,
     FILE_METHODS,
     FORMATS,
     SERVER_METHODS,
@@ -132,3 +133,43 @@ def test_every_format_of_the_matrix_has_a_writer():
     from ingestbench.tsbs import WRITERS
 
     assert set(FORMATS) <= set(WRITERS)
+
+
+@pytest.mark.parametrize(
+    ("name", "chunk_rows"),
+    [
+        ("pandas-dataframe-parquet-tcp", DEFAULT_CHUNK_ROWS),  # the default: no suffix
+        ("pandas-dataframe-parquet-tcp-call", None),  # whole-file mode
+        ("polars-threads-csv-http-w2-c333", 333),
+        ("pandas-batches-parquet-http-b1000-c50000", 50_000),
+        ("none-server_parquet-parquet-http", None),  # server methods never read in chunks
+    ],
+)
+def test_chunk_suffixes_round_trip(name, chunk_rows):
+    variant = parse_variant_name(name)
+    assert variant.chunk_rows == chunk_rows and variant.name == name
+    assert parse_variant_name(variant.name) == variant
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "pandas-dataframe-parquet-tcp-c100000",
+        "pandas-rows-csv-http-cx",
+        "none-server_csv-csv-http-call",
+    ],
+)
+def test_non_canonical_chunk_suffixes_are_refused(name):
+    with pytest.raises(ValueError, match="not a valid variant"):
+        parse_variant_name(name)
+
+
+def test_chunk_rows_in_a_spec_expands_and_validates():
+    config = validate_config({"datasets": [{"label": "a", "scale": 10, "epochs": 10}],
+                              "variants": [{"library": "pandas", "method": "dataframe",
+                                            "format": "parquet", "transport": "tcp",
+                                            "chunk_rows": ["all", 50000]}]})  # fmt: skip
+    names = [v.name for v in expand_spec(config["variants"][0])]
+    assert names == ["pandas-dataframe-parquet-tcp-call", "pandas-dataframe-parquet-tcp-c50000"]
+    with pytest.raises(Exception, match="chunk_rows"):
+        validate_config({**config, "variants": [{"method": "dataframe", "chunk_rows": 0}]})

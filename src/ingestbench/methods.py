@@ -13,6 +13,7 @@ import contextlib
 import json
 import logging
 import multiprocessing as mp
+import queue
 import resource
 import threading
 import time
@@ -29,7 +30,8 @@ from questdb import Sender
 from .columns import TAGS, TIMESTAMP
 from .errors import UserError
 from .ilp_file import IlpFile
-from .readers import head, import_libraries, read_frame, to_pandas
+from .pipeline import ChunkStream
+from .readers import head, import_libraries, iter_frames, read_frame, to_pandas
 from .server import QuestDB
 from .server_files import placed_in, upload_multipart
 from .timing import PHASES, Clock  # noqa: F401 (PHASES: re-exported for older imports)
@@ -91,6 +93,29 @@ def read_whole(job: Job):
     return head(read_frame(job.path, job.variant.library, job.variant.format), job.rows)
 
 
+def stream_chunks(job: Job, clock: Clock, convert) -> ChunkStream:
+    """The variant's file as converted chunks, read ahead on a thread (timed as read/convert)."""
+    v = job.variant
+    frames = iter_frames(job.path, v.library, v.format, v.chunk_rows, job.rows)
+    return ChunkStream(frames, convert, clock)
+
+
+class _Busy:
+    """Adds the time spent inside the `with` block to one phase of the clock."""
+
+    def __init__(self, clock: Clock, phase: str):
+        self.clock, self.phase = clock, phase
+
+    def __enter__(self) -> None:
+        self._t0 = time.perf_counter()
+
+    def __exit__(self, *exc) -> None:
+        self.clock.add(self.phase, time.perf_counter() - self._t0)
+
+
+STREAMED = "streamed"  # the state key of a streamed send pass: the serialize pass re-reads
+
+
 def dataframe_into(target, frame, job: Job) -> None:
     target.dataframe(frame, table_name=job.table, symbols=list(TAGS), at=TIMESTAMP)
 
@@ -131,11 +156,14 @@ def _rows_into(target, frame, job: Job) -> None:
 
 
 class Method:
-    """Base: read the whole file, convert, send in one go. Subclasses change the send."""
+    """Base: read, convert, send. Streamed (the default) chunk by chunk with reading on a thread
+    of its own, or, with chunk_rows null, the whole file in one go. Subclasses change the send."""
 
     rows_loop = False
 
     def send_pass(self, job: Job, clock: Clock) -> Any:
+        if job.variant.chunk_rows is not None:
+            return self.stream_pass(job, clock)
         frame = read_whole(job)
         clock.lap("read")
         frame = self.convert(frame)
@@ -147,6 +175,20 @@ class Method:
                 sender.flush()
             clock.lap("send")
         return frame
+
+    def stream_pass(self, job: Job, clock: Clock) -> dict[str, Any]:
+        """One sender takes the chunks in order while the reader thread prepares the next."""
+        with client_errors(job, "connecting"), Sender.from_conf(self.conf(job)) as sender:
+            clock.start_wall()  # connecting is outside every phase; the file opens now
+            clock.current = "send"
+            with stream_chunks(job, clock, self.convert) as chunks, client_errors(job, "sending"):
+                for chunk in chunks:
+                    with _Busy(clock, "send"):
+                        self.send(sender, chunk, job)
+                with _Busy(clock, "send"):
+                    sender.flush()
+            clock.restart()  # visible starts when the last flush returned
+        return {STREAMED: True}
 
     def convert(self, frame):
         return to_pandas(frame)
@@ -162,9 +204,30 @@ class Method:
 
     def timed_serialize(self, job: Job, state: Any) -> tuple[int | None, float]:
         """(ILP bytes, seconds) of the separate serialize pass; (None, 0) without ILP."""
+        if isinstance(state, dict) and state.get(STREAMED):
+            return self.streamed_serialize(job)
         t0 = time.perf_counter()
         nbytes = self.serialize_pass(job, state)
         return nbytes, (time.perf_counter() - t0) if nbytes is not None else 0.0
+
+    def streamed_serialize(self, job: Job) -> tuple[int, float]:
+        """Re-read the chunks and serialize each into one reused buffer: (bytes, busy seconds
+        summed over chunks). Reading is not timed; memory stays at one chunk and its ILP."""
+        nbytes, busy = 0, 0.0
+        v = job.variant
+        with Sender.from_conf(job.conf()) as sender:  # connects, sends nothing
+            buf = sender.new_buffer()
+            for frame in iter_frames(job.path, v.library, v.format, v.chunk_rows, job.rows):
+                chunk = self.convert(frame)
+                buf.clear()
+                t0 = time.perf_counter()
+                if self.rows_loop:
+                    _rows_into(buf, chunk, job)
+                else:
+                    dataframe_into(buf, chunk, job)
+                busy += time.perf_counter() - t0
+                nbytes += len(buf)
+        return nbytes, busy
 
 
 class Rows(Method):
@@ -182,22 +245,63 @@ class Dataframe(Method):
 
 
 class Batches(Method):
-    """Explicit flush every K rows, auto-flush off (buffered vs the auto-flush default)."""
+    """Explicit flush every K rows, auto-flush off (buffered vs the auto-flush default).
+
+    Batches run across chunk boundaries: a batch may span the end of one chunk and the start of
+    the next, so every flush carries K rows whatever the chunk size."""
+
+    pending = 0  # rows in the buffer since the last flush
 
     def conf(self, job: Job) -> str:
         return job.conf(auto_flush="off")
 
     def send(self, sender, frame, job: Job) -> None:
-        k = job.variant.batch_rows
-        for start in range(0, len(frame), k):
-            dataframe_into(sender, frame.iloc[start : start + k], job)
-            sender.flush()
+        k, start = job.variant.batch_rows, 0
+        while start < len(frame):
+            take = min(k - self.pending, len(frame) - start)
+            dataframe_into(sender, frame.iloc[start : start + take], job)
+            start, self.pending = start + take, self.pending + take
+            if self.pending == k:
+                sender.flush()
+                self.pending = 0
 
 
 class Threads(Method):
-    """N threads, one sender each, over contiguous row chunks (serialization releases the GIL)."""
+    """N threads, one sender each (serialization releases the GIL). Streamed: each thread takes
+    the next chunk of one stream when it is free, so rows reach the server close to time order.
+    Whole-file: contiguous row ranges, one per thread."""
+
+    def stream_pass(self, job: Job, clock: Clock) -> dict[str, Any]:
+        with contextlib.ExitStack() as stack:
+            with client_errors(job, "connecting"):
+                senders = [
+                    stack.enter_context(Sender.from_conf(job.conf()))
+                    for _ in range(job.variant.workers)
+                ]
+            clock.start_wall()  # connecting is outside every phase; the file opens now
+            clock.current = "send"
+            chunks = stack.enter_context(stream_chunks(job, clock, to_pandas))
+
+            def send(sender):
+                try:
+                    with client_errors(job, "sending"):
+                        while (chunk := chunks.get()) is not None:
+                            with _Busy(clock, "send"):
+                                dataframe_into(sender, chunk, job)
+                        with _Busy(clock, "send"):
+                            sender.flush()
+                except BaseException:
+                    chunks.close()  # stop reading; the other threads see the end
+                    raise
+
+            with ThreadPoolExecutor(len(senders)) as pool:
+                list(pool.map(send, senders))
+            clock.restart()  # visible starts when the last flush returned
+        return {STREAMED: True}
 
     def send_pass(self, job: Job, clock: Clock) -> Any:
+        if job.variant.chunk_rows is not None:
+            return self.stream_pass(job, clock)
         frame = read_whole(job)
         clock.lap("read")
         frame = to_pandas(frame)
@@ -251,10 +355,104 @@ def _process_worker(job: Job, offset: int, length: int, barrier, results) -> Non
         results.put(("error", f"{type(exc).__name__}: {exc}", None, None))
 
 
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _stream_worker(job: Job, chunks, barrier, results) -> None:
+    """One process: connect, then send the chunks the parent queues until None; report the CPU
+    and the busy seconds of sending."""
+    try:
+        import_libraries(job.variant.library)  # before the clock starts, as in the parent
+        with Sender.from_conf(job.conf()) as sender:
+            cpu0, busy = _cpu_seconds(), 0.0
+            barrier.wait()  # all connected: the clock starts
+            while (chunk := chunks.get()) is not None:
+                t0 = time.perf_counter()
+                dataframe_into(sender, chunk, job)
+                busy += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            sender.flush()
+            busy += time.perf_counter() - t0
+            cpu1 = _cpu_seconds()
+        results.put(("ok", cpu1 - cpu0, busy, None))
+    except BaseException as exc:  # report, and let the parent through the barrier
+        barrier.abort()
+        results.put(("error", f"{type(exc).__name__}: {exc}", None, None))
+
+
+class _WorkerGone(Exception):
+    pass
+
+
 class Processes(Method):
-    """N processes, one sender each, each reading its own row range of the file."""
+    """N processes, one sender each. Streamed: the parent reads and converts the chunks and
+    queues them (a pickled chunk costs a copy, far less than serializing it); each worker takes
+    the next chunk when it is free, so rows reach the server close to time order. Whole-file:
+    each worker reads its own row range of the file."""
+
+    def stream_pass(self, job: Job, clock: Clock) -> dict[str, Any]:
+        ctx = mp.get_context("spawn")  # fork is unsafe with pyarrow/polars thread pools
+        n = job.variant.workers
+        queue_ = ctx.Queue(maxsize=n)  # chunks in flight: bounded, so memory is too
+        barrier, results = ctx.Barrier(n + 1, timeout=600), ctx.Queue()
+        procs = [
+            ctx.Process(target=_stream_worker, args=(job, queue_, barrier, results), daemon=True)
+            for _ in range(n)
+        ]
+        for p in procs:
+            p.start()
+
+        def put(item) -> None:  # wait for room, but not for a worker that is gone
+            while True:
+                try:
+                    return queue_.put(item, timeout=0.2)
+                except queue.Full:
+                    if any(p.exitcode is not None for p in procs):
+                        raise _WorkerGone from None
+
+        try:
+            with watched(procs, barrier):
+                try:
+                    barrier.wait()  # all workers started, imported and connected
+                    clock.start_wall()  # the file opens now
+                    clock.current = "send"
+                    with stream_chunks(job, clock, to_pandas) as chunks:
+                        for chunk in chunks:
+                            put(chunk)
+                    for _ in procs:
+                        put(None)
+                except (threading.BrokenBarrierError, _WorkerGone):
+                    pass  # a worker failed or died; its message follows
+                outcomes = self._outcomes(job, procs, results)
+            clock.add("send", sum(o[2] for o in outcomes))
+            clock.restart()  # visible starts when every worker's last flush returned
+        finally:
+            queue_.cancel_join_thread()  # never block exit on chunks nobody will take
+        return {STREAMED: True, "worker_cpu_s": sum(o[1] for o in outcomes)}
+
+    @staticmethod
+    def _outcomes(job: Job, procs, results) -> list[tuple]:
+        """Every worker's report; a SendError naming the first failure or a worker that died."""
+        outcomes = collect(procs, results, timeout_s=600)
+        if outcomes is None:  # a worker died without reporting (killed, or crashed natively)
+            codes = [p.exitcode for p in procs]
+            raise SendError(
+                f"{job.variant.name}: a worker process died without a word (exit codes {codes}); "
+                f"check memory and the server log, then rerun this job."
+            )
+        errors = [o[1] for o in outcomes if o[0] == "error"]
+        if errors:
+            raise SendError(
+                f"{job.variant.name}: a worker process failed ({errors[0][:300]}); check the "
+                f"server log and the input file, then rerun this job."
+            )
+        return outcomes
 
     def send_pass(self, job: Job, clock: Clock) -> Any:
+        if job.variant.chunk_rows is not None:
+            return self.stream_pass(job, clock)
         ctx = mp.get_context("spawn")  # fork is unsafe with pyarrow/polars thread pools
         ranges = _chunks(job.rows, job.variant.workers)
         barrier, results = ctx.Barrier(len(ranges) + 1, timeout=600), ctx.Queue()
@@ -273,19 +471,7 @@ class Processes(Method):
                     clock.lap(phase)
             except threading.BrokenBarrierError:
                 pass  # a worker failed or died; its message follows
-            outcomes = collect(procs, results, timeout_s=600)
-        if outcomes is None:  # a worker died without reporting (killed, or crashed natively)
-            codes = [p.exitcode for p in procs]
-            raise SendError(
-                f"{job.variant.name}: a worker process died without a word (exit codes {codes}); "
-                f"check memory and the server log, then rerun this job."
-            )
-        errors = [o[1] for o in outcomes if o[0] == "error"]
-        if errors:
-            raise SendError(
-                f"{job.variant.name}: a worker process failed ({errors[0][:300]}); check the "
-                f"server log and the input file, then rerun this job."
-            )
+            outcomes = self._outcomes(job, procs, results)
         return {
             "worker_cpu_s": sum(o[1] for o in outcomes),
             "ilp_bytes": sum(o[2] for o in outcomes),
@@ -293,6 +479,8 @@ class Processes(Method):
         }
 
     def timed_serialize(self, job: Job, state: Any) -> tuple[int | None, float]:
+        if state.get(STREAMED):
+            return self.streamed_serialize(job)
         return state["ilp_bytes"], state["serialize_s"]  # done by the workers, after sending
 
 

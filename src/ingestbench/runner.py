@@ -16,25 +16,43 @@ from .readers import import_libraries
 from .table import recreate_table, wait_visible
 
 log = logging.getLogger(__name__)
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 HEARTBEAT_S = 10.0
 
 
-class PeakRss:
-    """Samples the resident memory of this process and its children (process workers)."""
+def _rss(proc: psutil.Process) -> int:
+    with contextlib.suppress(psutil.Error):  # a worker may just have exited
+        return proc.memory_info().rss
+    return 0
 
-    def __init__(self, interval_s: float = 0.02):
-        self.interval_s, self.peak = interval_s, 0
+
+class PeakRss:
+    """Samples peak resident memory of the client and, apart, of the embedded server.
+
+    The client is this process and its children (process workers), without the server
+    (`server_pid`, a child of this process when embedded) and its descendants.
+    """
+
+    def __init__(self, server_pid: int | None = None, interval_s: float = 0.02):
+        self.interval_s, self.server_pid = interval_s, server_pid
+        self.client = 0
+        self.server: int | None = None if server_pid is None else 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _sample(self) -> None:
         me = psutil.Process()
-        total = me.memory_info().rss
-        for child in me.children(recursive=True):
-            with contextlib.suppress(psutil.Error):  # a worker may just have exited
-                total += child.memory_info().rss
-        self.peak = max(self.peak, total)
+        server_tree: list[psutil.Process] = []
+        if self.server_pid is not None:
+            with contextlib.suppress(psutil.Error):
+                server = psutil.Process(self.server_pid)
+                server_tree = [server, *server.children(recursive=True)]
+            self.server = max(self.server or 0, sum(_rss(p) for p in server_tree))
+        left_out = {p.pid for p in server_tree}
+        client = _rss(me) + sum(
+            _rss(child) for child in me.children(recursive=True) if child.pid not in left_out
+        )
+        self.client = max(self.client, client)
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval_s):
@@ -93,7 +111,7 @@ def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any
     server_cpu0, cpu0 = job.qdb.cpu_seconds(), _client_cpu()
     clock = Clock()
     with Heartbeat(f"{job.variant.name} repeat {index}", clock, bar):
-        with PeakRss() as rss:
+        with PeakRss(job.qdb.pid) as rss:
             clock.restart()
             state = method.send_pass(job, clock)
             wait_visible(job.qdb, job.table, job.rows)
@@ -105,15 +123,20 @@ def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any
         ilp_bytes, clock.phases["serialize"] = method.timed_serialize(job, state)
     client_cpu = cpu1 - cpu0 + (state.get("worker_cpu_s", 0.0) if isinstance(state, dict) else 0)
     phases = {p: round(clock.phases[p], 6) for p in PHASES}
-    end_to_end = sum(phases[p] for p in ("read", "convert", "send", "visible"))
+    busy = sum(phases[p] for p in ("read", "convert", "send", "visible"))
+    # Whole-file mode: the phases ran one after the other. Streamed: they overlapped, so end to
+    # end is the wall time, and overlap says how much of the phases' busy time it hid.
+    end_to_end = busy if clock.wall is None else clock.wall
     return {
         "repeat": index,
         "cold": index == 0,
         "phases": phases,
         "end_to_end": round(end_to_end, 6),
+        "overlap": round(busy / end_to_end, 4) if end_to_end > 0 else 1.0,
         "client_cpu_s": round(client_cpu, 3),
         "server_cpu_s": None if server_cpu0 is None else round(server_cpu1 - server_cpu0, 3),
-        "peak_rss_bytes": rss.peak,
+        "client_rss_bytes": rss.client,
+        "server_rss_bytes": rss.server,
         "ilp_bytes": ilp_bytes,
     }
 

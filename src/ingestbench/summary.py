@@ -34,6 +34,9 @@ STATS = ("median", "min", "max")
 RATES = ("rows_per_s", "send_rows_per_s", "mib_per_s", "send_mib_per_s")
 ID_COLUMNS = SUMMARY_ID_COLUMNS
 MIB = 2**20
+# Per-repeat figures beside the phases; peak_rss_bytes only in run files of schema_version 1.
+MEASURES = ("client_cpu_s", "server_cpu_s", "peak_rss_bytes", "client_rss_bytes",
+            "server_rss_bytes", "overlap")  # fmt: skip
 
 
 class SummaryError(UserError):
@@ -69,7 +72,7 @@ def run_row(record: RunFile) -> dict[str, Any]:
     rows = _num(run.get("rows", ds.get("rows")))
     ilp_mib = _num(run.get("ilp_bytes")) / MIB
     per_repeat: dict[str, list[float]] = {name: [] for name in (*TIMES, *RATES)}
-    for extra in ("client_cpu_s", "server_cpu_s", "peak_rss_bytes"):
+    for extra in MEASURES:
         per_repeat[extra] = []
     for rep in repeats:
         phases = rep.get("phases", {})
@@ -82,7 +85,7 @@ def run_row(record: RunFile) -> dict[str, Any]:
         per_repeat["send_rows_per_s"].append(_ratio(rows, send))
         per_repeat["mib_per_s"].append(_ratio(ilp_mib, e2e))
         per_repeat["send_mib_per_s"].append(_ratio(ilp_mib, send))
-        for extra in ("client_cpu_s", "server_cpu_s", "peak_rss_bytes"):
+        for extra in MEASURES:
             per_repeat[extra].append(_num(rep.get(extra)))
     for name in TIMES:
         for stat, value in _stats(per_repeat[name]).items():
@@ -94,7 +97,10 @@ def run_row(record: RunFile) -> dict[str, Any]:
             row[f"{name}_{stat}"] = value
     row["client_cpu_s_median"] = _stats(per_repeat["client_cpu_s"])["median"]
     row["server_cpu_s_median"] = _stats(per_repeat["server_cpu_s"])["median"]
-    row["peak_rss_mib_max"] = _stats(per_repeat["peak_rss_bytes"])["max"] / MIB
+    row["peak_rss_mib_max"] = _stats(per_repeat["peak_rss_bytes"])["max"] / MIB  # old files
+    row["client_rss_bytes_max"] = _stats(per_repeat["client_rss_bytes"])["max"]
+    row["server_rss_bytes_max"] = _stats(per_repeat["server_rss_bytes"])["max"]
+    row["overlap_median"] = _stats(per_repeat["overlap"])["median"]
     return row
 
 
@@ -226,8 +232,10 @@ def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 
     lines = ["# Ingestion benchmark summary", "", machine_line(env), ""]
     lines.append(
         "Medians over all repeats (the cold first one included); ranges are min–max. "
-        "End to end = read + convert + send + visible. MiB are ILP bytes. Speedup is against "
-        "the `rows` loop of the same library and format. Every column is in `summary.csv`."
+        "End to end = read + convert + send + visible (streamed variants: the wall time, their "
+        "phases overlap). MiB are ILP bytes. Speedup is against the `rows` loop of the same "
+        "library and format. Client MiB: peak RSS of the client's processes, the server apart. "
+        "Every column is in `summary.csv`."
     )
     for dataset, group in df.groupby("dataset", sort=False):
         group = group.sort_values("rows_per_s_median", ascending=False)
@@ -235,9 +243,9 @@ def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 
         lines += ["", f"## {dataset}: {int(first['dataset_rows']):,} rows", ""]
         lines.append(
             "| # | variant | rows/s (min–max) | MiB/s | end to end s | cold s | "
-            "speedup | validated |"
+            "speedup | client MiB | validated |"
         )
-        lines.append("|---:|---|---:|---:|---:|---:|---:|:---:|")
+        lines.append("|---:|---|---:|---:|---:|---:|---:|---:|:---:|")
         for i, (_, r) in enumerate(group.head(top).iterrows(), start=1):
             rate = (
                 f"{_fmt_rate(r['rows_per_s_median'])} "
@@ -248,7 +256,7 @@ def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 
             lines.append(
                 f"| {i} | `{r['variant']}` | {rate} | {_fmt_rate(r['mib_per_s_median'], 1, 1)} | "
                 f"{r['end_to_end_s_median']:.2f} | {r['cold_end_to_end_s']:.2f} | {speedup} | "
-                f"{validated} |"
+                f"{_fmt_rate(r.get('client_rss_bytes_max', math.nan), MIB)} | {validated} |"
             )
         if len(group) > top:
             lines.append("")

@@ -6,6 +6,7 @@ ILP byte count and the client's serialization cost) and never part of `end_to_en
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -15,20 +16,40 @@ END_TO_END_PHASES = ("read", "convert", "send", "visible")
 
 @dataclass
 class Clock:
-    """Laps of perf_counter() attributed to phases."""
+    """Laps of perf_counter() attributed to phases.
+
+    Whole-file mode laps phases one after the other; end to end is their sum. Streamed mode
+    overlaps them: threads `add` each phase's busy time, and end to end is the wall time from
+    `start_wall()` to the last lap.
+    """
 
     phases: dict[str, float] = field(default_factory=lambda: dict.fromkeys(PHASES, 0.0))
     current: str = "read"  # the phase under way, for progress reports
     _t: float = field(default_factory=time.perf_counter)
+    wall_start: float | None = None  # set in streamed mode
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def restart(self) -> None:
         self._t = time.perf_counter()
 
     def lap(self, phase: str) -> None:
         now = time.perf_counter()
-        self.phases[phase] += now - self._t
+        self.add(phase, now - self._t)
         self._t = now
         self.current = _NEXT_PHASE.get(phase, phase)
+
+    def add(self, phase: str, seconds: float) -> None:
+        with self._lock:  # the reader thread and the senders add concurrently
+            self.phases[phase] += seconds
+
+    def start_wall(self) -> None:
+        self.restart()
+        self.wall_start = self._t
+
+    @property
+    def wall(self) -> float | None:
+        """Streamed mode: seconds from start_wall() to the last lap; None in whole-file mode."""
+        return None if self.wall_start is None else self._t - self.wall_start
 
 
 _NEXT_PHASE = {"read": "convert", "convert": "send", "send": "visible"}

@@ -6,7 +6,7 @@ This module is the one place that decides it; rules, scripts and the summary onl
 from __future__ import annotations
 
 import itertools
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, astuple, dataclass
 from typing import Any
 
 LIBRARIES = ("pandas", "polars")
@@ -18,6 +18,11 @@ FORMATS = ("parquet", "csv", "ilp")
 TRANSPORTS = ("http", "tcp")
 DEFAULT_WORKERS = 2
 DEFAULT_BATCH_ROWS = 10_000
+# Rows per chunk of the streamed client methods: about 35-45 MiB of pandas frame and its ILP per
+# chunk in flight, and ~10 chunks per 1M rows for the overlap to work with. Not yet confirmed by
+# `make bench-chunks` (the sweep of 50k..1M rows), which is the way to re-choose it.
+DEFAULT_CHUNK_ROWS = 100_000
+WHOLE_FILE = "all"  # the config's (and the name's) word for chunk_rows null: one whole-file read
 
 
 @dataclass(frozen=True, order=True)
@@ -28,6 +33,11 @@ class Variant:
     transport: str
     workers: int = 1
     batch_rows: int | None = None
+    chunk_rows: int | None = DEFAULT_CHUNK_ROWS  # None: read the whole file at once
+
+    def __post_init__(self) -> None:
+        if self.method not in CLIENT_METHODS and self.chunk_rows is not None:
+            object.__setattr__(self, "chunk_rows", None)  # only client methods read in chunks
 
     @property
     def name(self) -> str:
@@ -36,7 +46,13 @@ class Variant:
             name += f"-w{self.workers}"
         if self.method == "batches":
             name += f"-b{self.batch_rows}"
+        if self.method in CLIENT_METHODS and self.chunk_rows != DEFAULT_CHUNK_ROWS:
+            name += f"-c{WHOLE_FILE if self.chunk_rows is None else self.chunk_rows}"
         return name
+
+    def sort_key(self) -> tuple:
+        """Field order, with None before any number (whole-file mode sorts first)."""
+        return tuple((v is not None, v) for v in astuple(self))
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, **asdict(self)}
@@ -49,9 +65,18 @@ def _as_list(value: Any, default: Any) -> list:
 
 
 def make_variant(
-    library: str, method: str, fmt: str, transport: str, workers=None, batch_rows=None
+    library: str,
+    method: str,
+    fmt: str,
+    transport: str,
+    workers=None,
+    batch_rows=None,
+    chunk_rows=None,
 ):
-    """Normalise one combination; return None when it makes no sense (the single exclusion rule)."""
+    """Normalise one combination; return None when it makes no sense (the single exclusion rule).
+
+    `chunk_rows`: rows per chunk, "all" for whole-file mode, None for the default.
+    """
     if method in SERVER_METHODS:
         # The server reads the file: no client library, its own format, always over HTTP/SQL.
         wanted = "csv" if method == "server_csv" else "parquet"
@@ -78,6 +103,7 @@ def make_variant(
         transport,
         workers=(workers or DEFAULT_WORKERS) if method in ("threads", "processes") else 1,
         batch_rows=(batch_rows or DEFAULT_BATCH_ROWS) if method == "batches" else None,
+        chunk_rows=None if chunk_rows == WHOLE_FILE else (chunk_rows or DEFAULT_CHUNK_ROWS),
     )
 
 
@@ -90,9 +116,10 @@ def expand_spec(spec: dict[str, Any]) -> list[Variant]:
         _as_list(spec.get("transport"), TRANSPORTS),
         _as_list(spec.get("workers"), DEFAULT_WORKERS),
         _as_list(spec.get("batch_rows"), DEFAULT_BATCH_ROWS),
+        _as_list(spec.get("chunk_rows"), DEFAULT_CHUNK_ROWS),
     )
     found = {make_variant(*c) for c in combos}
-    return sorted(v for v in found if v is not None)
+    return sorted((v for v in found if v is not None), key=Variant.sort_key)
 
 
 def variants_by_dataset(
@@ -103,20 +130,27 @@ def variants_by_dataset(
     for spec in config["variants"]:
         for label in spec.get("datasets", dataset_labels):
             out[label].update(expand_spec(spec))
-    return {label: sorted(vs) for label, vs in out.items()}
+    return {label: sorted(vs, key=Variant.sort_key) for label, vs in out.items()}
 
 
 def parse_variant_name(name: str) -> Variant:
     """Inverse of Variant.name (used by the ingest rule's wildcard)."""
     parts = name.split("-")
     library, method, fmt, transport = parts[:4]
-    workers, batch_rows = 1, None
-    for extra in parts[4:]:
-        if extra.startswith("w"):
-            workers = int(extra[1:])
-        elif extra.startswith("b"):
-            batch_rows = int(extra[1:])
-    variant = make_variant(library, method, fmt, transport, workers, batch_rows)
+    workers, batch_rows, chunk_rows = 1, None, None
+    try:
+        for extra in parts[4:]:
+            if extra.startswith("w"):
+                workers = int(extra[1:])
+            elif extra.startswith("b"):
+                batch_rows = int(extra[1:])
+            elif extra == f"c{WHOLE_FILE}":
+                chunk_rows = WHOLE_FILE
+            elif extra.startswith("c"):
+                chunk_rows = int(extra[1:])
+    except ValueError:
+        raise ValueError(f"not a valid variant name: {name!r}") from None
+    variant = make_variant(library, method, fmt, transport, workers, batch_rows, chunk_rows)
     if variant is None or variant.name != name:
         raise ValueError(f"not a valid variant name: {name!r}")
     return variant

@@ -410,7 +410,7 @@ def test_ctrl_c_of_the_workflow_mid_repeat_then_a_plain_rerun(questdb_jar, tmp_p
     dataset = {"label": "mid", "scale": 4000, "epochs": 50, "seed": 5}
     config = write_config(tmp_path / "c.yaml", repeats=3, datasets=[dataset],
                           questdb={"cache_dir": str(cache)})  # fmt: skip
-    run = workdir / "results/runs/cpu-s4000-e50-seed5/pandas-dataframe-parquet-http.json"
+    run = workdir / "results/runs/cpu-s4000-e50-seed5/pandas-dataframe-parquet-tcp.json"
     target = str(run.relative_to(workdir))
     proc = snakemake(workdir, config, target)
     tree = ProcessTree(proc)

@@ -11,14 +11,14 @@ from .files import write_json_atomic
 from .methods import Job
 from .runner import run_variant
 from .server import questdb_server
-from .variants import Variant
+from .variants import ROW_LOOP_METHODS, Variant
 
 log = logging.getLogger(__name__)
 
 
 def rows_to_ingest(variant: Variant, dataset_rows: int, rows_cap: int | None) -> int:
-    """The slow `rows` loop may be capped; every other method ingests the whole dataset."""
-    if variant.method == "rows" and rows_cap:
+    """The slow row loops may be capped; every other method ingests the whole dataset."""
+    if variant.method in ROW_LOOP_METHODS and rows_cap:
         return min(rows_cap, dataset_rows)
     return dataset_rows
 
@@ -50,7 +50,9 @@ def ingest_job(
     table = config["table"]
     with questdb_server(config["questdb"], jar=jar, log_path=server_log) as qdb:
         job = Job(qdb, table, variant, Path(data_path), rows, config["ilp_protocol_version"])
-        doc = run_variant(job, dataset, dataset["field_type"], config["repeats"])
+        doc = run_variant(
+            job, dataset, dataset["field_type"], config["repeats"], config["warmup_rows"]
+        )
         if actual_out:
             aggregates = questdb_aggregates(qdb, table)
             write_json_atomic(actual_out, {"schema_version": 1, "aggregates": aggregates})

@@ -10,6 +10,7 @@ CORES ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: install run test lint format charts report lock bench-generate bench-ceiling bench-libraries clean
+.PHONY: compare bench-warmup
 
 install: $(STAMP)
 
@@ -64,6 +65,15 @@ bench-libraries: install
 	$(BIN)/python benchmarks/bench_compare.py --repeats 7 \
 		pandas-dataframe-parquet-http polars-dataframe-parquet-http \
 		pandas-dataframe-csv-http polars-dataframe-csv-http
+
+## Two results folders variant by variant: make compare A=results-before B=results
+compare: install
+	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make compare A=RESULTS_A B=RESULTS_B"; exit 2; }
+	$(BIN)/ingestbench compare $(A) $(B)
+
+## Rows a fresh server needs before its rate settles (how `warmup_rows` was chosen).
+bench-warmup: install
+	$(BIN)/python benchmarks/bench_warmup.py
 
 ## Remove what a run made; results/full/ (the committed full-run figures) stays.
 clean:

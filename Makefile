@@ -10,7 +10,7 @@ CORES ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: install run test lint format charts report lock bench-generate bench-ceiling bench-libraries clean
-.PHONY: compare bench-warmup
+.PHONY: compare bench-warmup bench-iterrows
 
 install: $(STAMP)
 
@@ -70,6 +70,11 @@ bench-libraries: install
 compare: install
 	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make compare A=RESULTS_A B=RESULTS_B"; exit 2; }
 	$(BIN)/ingestbench compare $(A) $(B)
+
+## dataframe() over TCP against QuestDB's published baseline loop (iterrows), interleaved.
+bench-iterrows: install
+	$(BIN)/python benchmarks/bench_compare.py --repeats 3 \
+		pandas-iterrows-parquet-tcp pandas-dataframe-parquet-tcp
 
 ## Rows a fresh server needs before its rate settles (how `warmup_rows` was chosen).
 bench-warmup: install

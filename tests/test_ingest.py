@@ -102,7 +102,7 @@ def test_ingest_job_writes_run_actual_and_export(questdb_jar, tiny_dataset, tmp_
     doc = ingest_job(_config(), parse_variant_name("pandas-dataframe-parquet-http"),
                      tiny_dataset["parquet"], manifest, jar=questdb_jar, **out)  # fmt: skip
     assert json.loads(out["run_out"].read_text()) == doc
-    assert doc["schema_version"] == 1 and doc["rows"] == 2000
+    assert doc["schema_version"] == 2 and doc["rows"] == 2000
     assert doc["dataset"]["name"] == tiny_dataset["params"].name
     assert doc["server"]["version"].startswith("Build Information: QuestDB 9.3.4")
     assert json.loads(out["actual_out"].read_text())["aggregates"]["row_count"] == 2000

@@ -38,4 +38,5 @@ rule all:
     input:
         "results/summary.csv",
         "results/summary.md",
+        "results/seed_comparison.md",
         charts_files(),

@@ -11,6 +11,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: install run test test-quick test-faults lint format charts report rulegraph lock bench-generate bench-ceiling bench-libraries bench-chunks clean
 .PHONY: run-scale bench-scale
+.PHONY: compare bench-warmup bench-iterrows
 
 install: $(STAMP)
 
@@ -91,6 +92,20 @@ bench-scale: install
 ## Streamed pipeline: end-to-end rate, overlap and client memory per chunk_rows (the default's sweep).
 bench-chunks: install
 	$(BIN)/python benchmarks/bench_chunks.py --repeats 3 --chunks 50000 100000 250000 500000 1000000
+
+## Two results folders variant by variant: make compare A=results-before B=results
+compare: install
+	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make compare A=RESULTS_A B=RESULTS_B"; exit 2; }
+	$(BIN)/ingestbench compare $(A) $(B)
+
+## dataframe() over TCP against QuestDB's published baseline loop (iterrows), interleaved.
+bench-iterrows: install
+	$(BIN)/python benchmarks/bench_compare.py --repeats 3 \
+		pandas-iterrows-parquet-tcp pandas-dataframe-parquet-tcp
+
+## Rows a fresh server needs before its rate settles (how `warmup_rows` was chosen).
+bench-warmup: install
+	$(BIN)/python benchmarks/bench_warmup.py
 
 ## Remove what a run made; results/full/ (the committed full-run figures) stays.
 clean:

@@ -47,4 +47,5 @@ rule all:
     input:
         "results/summary.csv",
         "results/summary.md",
+        "results/seed_comparison.md",
         charts_files(),

@@ -97,6 +97,22 @@ for _chart, _title in CHARTS.items():
             "../scripts/plot.py"
 
 
+rule seed_comparison:
+    # QuestDB's published pandas benchmark (figures in ingestbench/seed.py) next to this run's
+    # variants of the same shape; config.seed.yaml runs all of them.
+    input:
+        summary="results/summary.csv",
+        code=os.path.join(REPO_DIR, "src/ingestbench/seed.py"),
+    output:
+        "results/seed_comparison.md",
+    log:
+        "results/logs/seed_comparison.log",
+    conda:
+        "../envs/ingestbench.yaml"
+    script:
+        "../scripts/seed_comparison.py"
+
+
 rule charts:
     # Target: redraw the summary and every chart from the run files already there.
     input:

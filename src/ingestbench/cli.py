@@ -166,6 +166,35 @@ def run_ingest(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_compare_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "compare",
+        help="compare two results folders variant by variant (faster, slower, within noise)",
+        description=(
+            "For every dataset and variant run in both folders: median end-to-end and send "
+            "rows/s, B/A, and a verdict that respects the repeats' min-max spread. Prints a "
+            "table and writes it as markdown."
+        ),
+    )
+    parser.add_argument("a", metavar="RESULTS_A", help="the results folder before (baseline)")
+    parser.add_argument("b", metavar="RESULTS_B", help="the results folder after")
+    parser.add_argument("--out", help="markdown file (default: RESULTS_B/compare.md)")
+    parser.set_defaults(func=run_compare)
+    return parser
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ingestbench.compare import write_compare
+
+    out = Path(args.out) if args.out else Path(args.b) / "compare.md"
+    report = write_compare(Path(args.a), Path(args.b), out)
+    print(report.terminal(), end="")
+    print(out)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ingestbench",
@@ -176,6 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_generate_parser(subparsers)
     add_variants_parser(subparsers)
     add_ingest_parser(subparsers)
+    add_compare_parser(subparsers)
     return parser
 
 

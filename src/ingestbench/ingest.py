@@ -13,7 +13,7 @@ from .methods import Job
 from .records import SCHEMA_VERSION, RunFile, write_run
 from .runner import run_variant
 from .server import questdb_server
-from .variants import Variant
+from .variants import ROW_LOOP_METHODS, Variant
 
 log = logging.getLogger(__name__)
 
@@ -30,8 +30,8 @@ class IngestFiles:
 
 
 def rows_to_ingest(variant: Variant, dataset_rows: int, rows_cap: int | None) -> int:
-    """The slow `rows` loop may be capped; every other method ingests the whole dataset."""
-    if variant.method == "rows" and rows_cap:
+    """The slow row loops may be capped; every other method ingests the whole dataset."""
+    if variant.method in ROW_LOOP_METHODS and rows_cap:
         return min(rows_cap, dataset_rows)
     return dataset_rows
 
@@ -60,7 +60,9 @@ def ingest_job(
     table = settings.table
     with questdb_server(settings.questdb.to_dict(), jar=jar, log_path=server_log) as qdb:
         job = Job(qdb, table, variant, Path(files.data), rows, settings.ilp_protocol_version)
-        doc = run_variant(job, dataset, dataset["field_type"], settings.repeats)
+        doc = run_variant(
+            job, dataset, dataset["field_type"], settings.repeats, settings.warmup_rows
+        )
         if files.actual:
             aggregates = questdb_aggregates(qdb, table)
             write_json_atomic(

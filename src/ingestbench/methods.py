@@ -25,7 +25,7 @@ from typing import Any
 
 import requests
 from questdb import QuestDBError as ClientError
-from questdb import Sender
+from questdb import Sender, TimestampNanos
 
 from .columns import TAGS, TIMESTAMP
 from .errors import UserError
@@ -126,13 +126,11 @@ def _chunks(n_rows: int, parts: int) -> list[tuple[int, int]]:
     return [(o, min(step, n_rows - o)) for o in range(0, n_rows, step)]
 
 
-def _serialized_bytes(job: Job, frame, rows_loop: bool = False) -> int:
+def _serialized_bytes(job: Job, frame, into=dataframe_into) -> int:
+    """ILP bytes of `frame` serialized by `into` into a fresh buffer (nothing is sent)."""
     with Sender.from_conf(job.conf()) as sender:  # connects, sends nothing
         buf = sender.new_buffer()
-        if rows_loop:
-            _rows_into(buf, frame, job)
-        else:
-            dataframe_into(buf, frame, job)
+        into(buf, frame, job)
         return len(buf)
 
 
@@ -158,8 +156,6 @@ def _rows_into(target, frame, job: Job) -> None:
 class Method:
     """Base: read, convert, send. Streamed (the default) chunk by chunk with reading on a thread
     of its own, or, with chunk_rows null, the whole file in one go. Subclasses change the send."""
-
-    rows_loop = False
 
     def send_pass(self, job: Job, clock: Clock) -> Any:
         if job.variant.chunk_rows is not None:
@@ -199,8 +195,12 @@ class Method:
     def send(self, sender, frame, job: Job) -> None:
         dataframe_into(sender, frame, job)
 
+    def serialize_into(self, target, frame, job: Job) -> None:
+        """Fill a buffer (or sender) with `frame` as this method's send does."""
+        dataframe_into(target, frame, job)
+
     def serialize_pass(self, job: Job, state: Any) -> int | None:
-        return _serialized_bytes(job, state, self.rows_loop)
+        return _serialized_bytes(job, state, self.serialize_into)
 
     def timed_serialize(self, job: Job, state: Any) -> tuple[int | None, float]:
         """(ILP bytes, seconds) of the separate serialize pass; (None, 0) without ILP."""
@@ -221,23 +221,40 @@ class Method:
                 chunk = self.convert(frame)
                 buf.clear()
                 t0 = time.perf_counter()
-                if self.rows_loop:
-                    _rows_into(buf, chunk, job)
-                else:
-                    dataframe_into(buf, chunk, job)
+                self.serialize_into(buf, chunk, job)
                 busy += time.perf_counter() - t0
                 nbytes += len(buf)
         return nbytes, busy
 
 
 class Rows(Method):
-    rows_loop = True
-
     def convert(self, frame):
         return frame  # iterate natively: pandas itertuples, polars iter_rows
 
+    def serialize_into(self, target, frame, job: Job) -> None:
+        _rows_into(target, frame, job)
+
     def send(self, sender, frame, job: Job) -> None:
-        _rows_into(sender, frame, job)
+        self.serialize_into(sender, frame, job)
+
+
+def _iterrows_into(target, frame, job: Job) -> None:
+    """QuestDB's published pandas baseline, as its benchmark loops: iterrows(), then row()."""
+    fields = [n for n in frame.columns if n not in TAGS and n != TIMESTAMP]
+    for _index, row in frame.iterrows():
+        target.row(
+            job.table,
+            symbols={tag: row[tag] for tag in TAGS},
+            columns={name: row[name] for name in fields},
+            at=TimestampNanos(row[TIMESTAMP].value),
+        )
+
+
+class Iterrows(Rows):
+    """The row loop over `DataFrame.iterrows()` (pandas only): a Series built per row."""
+
+    def serialize_into(self, target, frame, job: Job) -> None:
+        _iterrows_into(target, frame, job)
 
 
 class Dataframe(Method):
@@ -538,6 +555,7 @@ class ServerParquet(Method):
 
 METHODS: dict[str, type[Method]] = {
     "rows": Rows,
+    "iterrows": Iterrows,
     "dataframe": Dataframe,
     "batches": Batches,
     "threads": Threads,

@@ -13,10 +13,11 @@ from tqdm import tqdm
 
 from .methods import METHODS, PHASES, Clock, Job
 from .readers import import_libraries
+from .records import SCHEMA_VERSION
 from .table import recreate_table, wait_visible
+from .warmup import warm_up
 
 log = logging.getLogger(__name__)
-SCHEMA_VERSION = 2
 HEARTBEAT_S = 10.0
 
 
@@ -141,13 +142,17 @@ def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any
     }
 
 
-def run_variant(job: Job, dataset: dict[str, Any], field_type: str, repeats: int) -> dict:
-    """All repeats of one variant; returns the run-file document."""
+def run_variant(
+    job: Job, dataset: dict[str, Any], field_type: str, repeats: int, warmup_rows: int = 0
+) -> dict:
+    """An untimed warm-up (unless warmup_rows is 0), then all repeats; the run-file document."""
     import_libraries(job.variant.library)
+    warmup = warm_up(job, field_type, warmup_rows, dataset.get("rows") or job.rows)
     results = []
     bar = tqdm(range(repeats), desc=job.variant.name, unit="repeat", disable=None)
     for i in bar:
         result = run_repeat(job, field_type, i, bar)
+        result["cold"] = result["cold"] and warmup is None  # a warm-up met the cold server
         results.append(result)
         log.info("repeat %d: %s, end_to_end %.3f s (%.0f rows/s)", i, result["phases"],
                  result["end_to_end"], job.rows / result["end_to_end"])  # fmt: skip
@@ -163,5 +168,6 @@ def run_variant(job: Job, dataset: dict[str, Any], field_type: str, repeats: int
         "ilp_bytes": ilp_bytes,
         "ilp_protocol_version": protocol if ilp_bytes is not None else None,
         "server": {"mode": "embedded" if job.qdb.pid else "external", "version": job.qdb.version()},
+        "warmup": warmup,
         "repeats": results,
     }

@@ -10,7 +10,11 @@ from dataclasses import asdict, astuple, dataclass
 from typing import Any
 
 LIBRARIES = ("pandas", "polars")
-CLIENT_METHODS = ("rows", "dataframe", "threads", "processes", "batches")
+CLIENT_METHODS = ("rows", "iterrows", "dataframe", "threads", "processes", "batches")
+# Python loops calling sender.row() per row; slow, so `rows_cap` may cap the rows they ingest.
+ROW_LOOP_METHODS = ("rows", "iterrows")
+# DataFrame.iterrows() is a pandas API (QuestDB's published baseline); polars has no such loop.
+PANDAS_ONLY_METHODS = ("iterrows",)
 SERVER_METHODS = ("server_csv", "server_parquet")
 #: Methods that send a file of ILP text as it is (library none, format ilp, workers = connections).
 FILE_METHODS = ("ilp_file",)
@@ -95,6 +99,8 @@ def make_variant(
         transport in TRANSPORTS,
     )
     if not all(known):
+        return None
+    if method in PANDAS_ONLY_METHODS and library != "pandas":
         return None
     return Variant(
         library,

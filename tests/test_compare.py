@@ -1,0 +1,102 @@
+"""`ingestbench compare` on two hand-made results folders: verdicts, one-sided variants, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ingestbench.cli import EXIT_USER_ERROR, main
+from ingestbench.compare import CompareError, compare, verdict, write_compare
+
+DATASET = "cpu-s10-e10-seed1"
+
+
+def _run_file(root: Path, variant: str, e2e: list[float], send: list[float], rows=1000) -> None:
+    path = root / "runs" / DATASET / f"{variant}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    repeats = [{"repeat": i, "cold": False, "end_to_end": e, "phases": {"send": s}}
+               for i, (e, s) in enumerate(zip(e2e, send, strict=True))]  # fmt: skip
+    doc = {"schema_version": 2, "dataset": {"name": DATASET}, "variant": {"name": variant},
+           "rows": rows, "warmup": {"rows": 300, "seconds": 0.1}, "repeats": repeats}  # fmt: skip
+    path.write_text(json.dumps(doc))
+
+
+@pytest.fixture
+def folders(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    # 1000 rows: end to end 1.0 s = 1,000 rows/s.
+    _run_file(a, "pandas-dataframe-parquet-http", [1.0, 1.1, 0.9], [0.5, 0.6, 0.4])
+    _run_file(b, "pandas-dataframe-parquet-http", [0.5, 0.55, 0.45], [0.5, 0.45, 0.55])
+    _run_file(a, "pandas-threads-parquet-http-w2", [1.0, 1.1, 0.9], [0.5, 0.5, 0.5])
+    _run_file(b, "pandas-threads-parquet-http-w2", [2.0, 2.2, 1.9], [1.0, 1.0, 1.0])
+    _run_file(a, "polars-dataframe-csv-tcp", [1.0, 1.2, 0.8], [0.5, 0.5, 0.5])
+    _run_file(b, "polars-dataframe-csv-tcp", [1.1, 0.95, 1.3], [0.5, 0.5, 0.5])
+    _run_file(a, "pandas-rows-parquet-http", [10.0], [9.0], rows=100)
+    _run_file(b, "pandas-iterrows-parquet-http", [30.0], [29.0], rows=100)
+    return a, b
+
+
+KEYS = ("ds", "v", "a", "b", "ratio", "verdict", "sa", "sb", "sratio", "sverdict")
+
+
+def _by_variant(report):
+    return {c.variant: dict(zip(KEYS, c.columns, strict=True)) for c in report.both}
+
+
+def test_verdicts_respect_the_spread_of_the_repeats(folders):
+    report = compare(*folders)
+    rows = _by_variant(report)
+    faster = rows["pandas-dataframe-parquet-http"]
+    assert (faster["a"], faster["b"], faster["ratio"], faster["verdict"]) == (
+        "1,000", "2,000", "2.00", "faster")  # fmt: skip
+    assert faster["sverdict"] == "within noise"  # send ranges 1667–2500 and 1818–2222 overlap
+    assert rows["pandas-threads-parquet-http-w2"]["verdict"] == "slower"
+    assert rows["pandas-threads-parquet-http-w2"]["sverdict"] == "slower"
+    assert rows["polars-dataframe-csv-tcp"]["verdict"] == "within noise"
+    assert report.only_a == [(DATASET, "pandas-rows-parquet-http")]
+    assert report.only_b == [(DATASET, "pandas-iterrows-parquet-http")]
+
+
+def test_verdict_edges():
+    assert verdict((1.0, 2.0), (2.0, 3.0)) == "within noise"  # touching ranges overlap
+    assert verdict((1.0,), (1.5,)) == "faster"
+    assert verdict((), (1.0,)) == "n/a"
+
+
+def test_the_markdown_and_the_terminal_table(folders, tmp_path):
+    a, b = folders
+    report = write_compare(a, b)
+    md = (b / "compare.md").read_text()
+    assert f"| {DATASET} | pandas-dataframe-parquet-http | 1,000 | 2,000 | 2.00 | faster |" in md
+    assert "Only in A: `cpu-s10-e10-seed1/pandas-rows-parquet-http`." in md
+    assert "Only in B: `cpu-s10-e10-seed1/pandas-iterrows-parquet-http`." in md
+    text = report.terminal()
+    assert "within noise" in text and "Only in B: cpu-s10-e10-seed1/pandas-iterrows" in text
+
+
+def test_the_cli_prints_and_writes_where_asked(folders, tmp_path, capsys):
+    out = tmp_path / "elsewhere" / "cmp.md"
+    assert main(["compare", str(folders[0]), str(folders[1]), "--out", str(out)]) == 0
+    assert "faster" in capsys.readouterr().out
+    assert out.read_text().startswith("# Comparison of two runs")
+    assert not (folders[1] / "compare.md").exists()
+
+
+def test_a_folder_that_is_not_a_results_folder_is_one_sentence(folders, tmp_path, capsys):
+    empty = tmp_path / "not-results"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("hello")
+    with pytest.raises(CompareError, match=r"not a results folder .*; pass a folder"):
+        compare(folders[0], empty)
+    assert main(["compare", str(empty), str(folders[1])]) == EXIT_USER_ERROR
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("ERROR: ") and "not a results folder" in err and "\n" not in err
+
+
+def test_a_broken_run_file_is_one_sentence(folders):
+    a, b = folders
+    (a / "runs" / DATASET / "pandas-dataframe-parquet-http.json").write_text("{not json")
+    with pytest.raises(CompareError, match="cannot read the run file .*; delete it and rerun"):
+        compare(a, b)

@@ -134,7 +134,12 @@ def test_ilp_file_lands_every_row(questdb, dataset, tmp_path, monkeypatch, trans
     table = "cpu"  # the lines name it: the file is sent as it is
     rows = dataset["params"].rows
     job = Job(questdb, table, variant, dataset["ilp"], rows, 2)
-    doc = run_variant(job, {"name": dataset["params"].name}, dataset["params"].field_type, 2)
+    doc = run_variant(
+        job,
+        {"name": dataset["params"].name, "rows": dataset["params"].rows},
+        dataset["params"].field_type,
+        2,
+    )
     assert doc["ilp_bytes"] == dataset["ilp"].stat().st_size
     assert doc["ilp_protocol_version"] == 1  # text lines
     for r in doc["repeats"]:
@@ -158,7 +163,7 @@ def test_http_reports_the_servers_sentence(questdb, dataset):
     sabotaged.sql = sql
     job.qdb = sabotaged
     with pytest.raises(IlpFileError, match="QuestDB refused a block .*hostname") as err:
-        run_variant(job, {"name": "tiny"}, dataset["params"].field_type, 1)
+        run_variant(job, {"name": "tiny", "rows": 2000}, dataset["params"].field_type, 1)
     assert "\n" not in str(err.value)
 
 
@@ -166,11 +171,11 @@ def test_a_missing_file_is_one_sentence(questdb, tmp_path):
     job = Job(questdb, "cpu", parse_variant_name("none-ilp_file-ilp-tcp-w1"),
               tmp_path / "absent.ilp", 10, 2)  # fmt: skip
     with pytest.raises(Exception, match="does not exist; run the generate rule first"):
-        run_variant(job, {"name": "tiny"}, "double", 1)
+        run_variant(job, {"name": "tiny", "rows": 2000}, "double", 1)
 
 
 def test_a_table_other_than_the_files_is_one_sentence(questdb, dataset):
     job = Job(questdb, "t_other", parse_variant_name("none-ilp_file-ilp-tcp-w1"),
               dataset["ilp"], dataset["params"].rows, 2)  # fmt: skip
     with pytest.raises(IlpFileError, match="go to table 'cpu', not to the configured table"):
-        run_variant(job, {"name": "tiny"}, dataset["params"].field_type, 1)
+        run_variant(job, {"name": "tiny", "rows": 2000}, dataset["params"].field_type, 1)

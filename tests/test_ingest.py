@@ -55,7 +55,7 @@ def _job(qdb: QuestDB, tiny_dataset, name: str, table: str, rows: int | None = N
 def test_every_method_lands_every_row(questdb, tiny_dataset, name):
     table = "t_" + name.replace("-", "_")
     job = _job(questdb, tiny_dataset, name, table)
-    doc = run_variant(job, {"name": "tiny"}, "double", repeats=2)
+    doc = run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=2)
     assert questdb.scalar(f"SELECT count() FROM {table}") == 2000
     assert questdb.scalar(f"SELECT count_distinct(hostname) FROM {table}") == 40
     # The table is recreated per repeat, so the second repeat did not double the rows.
@@ -85,7 +85,7 @@ def test_every_method_lands_every_row(questdb, tiny_dataset, name):
 
 def test_rows_method_ingests_only_the_capped_prefix(questdb, tiny_dataset):
     job = _job(questdb, tiny_dataset, "polars-rows-parquet-http", "t_capped", rows=123)
-    run_variant(job, {"name": "tiny"}, "double", repeats=1)
+    run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=1)
     assert questdb.scalar("SELECT count() FROM t_capped") == 123
     # The first 123 rows of the file: epochs 0-3 of 40 hosts (rows go epoch by epoch).
     assert questdb.scalar("SELECT count_distinct(timestamp) FROM t_capped") == 4
@@ -111,7 +111,7 @@ def test_a_running_repeat_reports_its_phase(questdb, tiny_dataset, monkeypatch, 
     monkeypatch.setattr(runner, "HEARTBEAT_S", 0.005)  # every repeat is "long" here
     job = _job(questdb, tiny_dataset, "pandas-rows-parquet-http", "t_heartbeat")
     with caplog.at_level(logging.INFO, logger="ingestbench.runner"):
-        run_variant(job, {"name": "tiny"}, "double", repeats=1)
+        run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=1)
     beats = [r.getMessage() for r in caplog.records if "so far" in r.getMessage()]
     assert beats and all(
         re.fullmatch(r"pandas-rows-parquet-http repeat 0: \d+ s so far, "
@@ -152,7 +152,7 @@ def test_rows_the_server_rejects_show_its_message(questdb, tiny_dataset):
     job.qdb = QuestDB(**{**questdb.__dict__})
     job.qdb.sql = sabotage
     with pytest.raises(UserError, match="QuestDB refused the rows .*hostname") as err:
-        run_variant(job, {"name": "tiny"}, "double", repeats=1)
+        run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=1)
     assert "\n" not in str(err.value)
 
 
@@ -164,7 +164,7 @@ def test_a_truncated_input_file_is_one_sentence(questdb, tiny_dataset, tmp_path,
     variant = parse_variant_name(f"pandas-dataframe-{fmt}-http")
     job = Job(questdb, "t_broken", variant, broken, 2000, 2)
     with pytest.raises(UserError, match="corrupted or truncated|lacks the column"):
-        run_variant(job, {"name": "tiny"}, "double", repeats=1)
+        run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=1)
 
 
 def test_the_server_dying_mid_send_is_one_sentence(questdb_jar, tiny_dataset, tmp_path):
@@ -180,7 +180,7 @@ def test_the_server_dying_mid_send_is_one_sentence(questdb_jar, tiny_dataset, tm
         # A slow method over many repeats, so the kill lands during a send.
         threading.Thread(target=kill_soon, daemon=True).start()
         with pytest.raises(UserError) as err:
-            run_variant(job, {"name": "tiny"}, "double", repeats=50)
+            run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=50)
     assert "\n" not in str(err.value)
     assert "QuestDB" in str(err.value)
 

@@ -128,7 +128,8 @@ def _ingest_and_validate(qdb, tiny_dataset, name, table, tmp_path, piece_rows=No
     wait_visible(qdb, table, rows)
     export = tmp_path / f"{table}-export"
     export_table(qdb, table, export, piece_rows=piece_rows)
-    run = {"rows": rows, "variant": variant.to_dict(), "dataset": {"name": "tiny"}}
+    run = {"schema_version": 2, "rows": rows, "variant": variant.to_dict(),
+           "dataset": {"name": "tiny", "rows": rows}, "repeats": []}  # fmt: skip
     expected = expected_aggregates(tiny_dataset["parquet"])
     result = validate_run(run, tiny_dataset["parquet"], expected, questdb_aggregates(qdb, table),
                           export)  # fmt: skip
@@ -164,7 +165,8 @@ def test_a_damaged_table_fails_the_row_check_through_the_pieces(questdb, tiny_da
     questdb.sql("SELECT wait_wal_table('t_dmg')")
     export = tmp_path / "dmg-export"
     export_table(questdb, "t_dmg", export, piece_rows=500)
-    run = {"rows": 2000, "variant": {"name": "x"}, "dataset": {"name": "tiny"}}
+    run = {"schema_version": 2, "rows": 2000, "repeats": [], "dataset": {"name": "tiny", "rows": 2000},
+           "variant": parse_variant_name("pandas-dataframe-parquet-http").to_dict()}  # fmt: skip
     expected = expected_aggregates(tiny_dataset["parquet"])
     actual = questdb_aggregates(questdb, "t_dmg")
     result = validate_run(run, tiny_dataset["parquet"], expected, actual, export)

@@ -46,18 +46,16 @@ def temporary_path(path: str | Path) -> Path:
 def atomic_paths(*paths: str | Path) -> Iterator[list[Path]]:
     """Temporary paths to write; all are renamed into place together when the block succeeds.
 
-    On any error the temporaries are removed and the final files stay as they were; running out
-    of space becomes one sentence naming the first file.
+    On any error the temporaries are removed and the final files stay as they were.
     """
     finals = [Path(p) for p in paths]
     temps = [temporary_path(p) for p in finals]
     try:
-        with space_for(finals[0]):
-            for final in finals:
-                final.parent.mkdir(parents=True, exist_ok=True)
-            yield temps
-            for tmp, final in zip(temps, finals, strict=True):
-                os.replace(tmp, final)
+        for final in finals:
+            final.parent.mkdir(parents=True, exist_ok=True)
+        yield temps
+        for tmp, final in zip(temps, finals, strict=True):
+            os.replace(tmp, final)
     finally:
         for tmp in temps:
             with contextlib.suppress(OSError):
@@ -72,12 +70,12 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 
 
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:
-    with atomic_path(path) as tmp:
+    with space_for(path), atomic_path(path) as tmp:
         tmp.write_bytes(data)
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:
-    with atomic_path(path) as tmp:
+    with space_for(path), atomic_path(path) as tmp:
         tmp.write_text(text)
 
 

@@ -18,6 +18,7 @@ PANDAS_ONLY_METHODS = ("iterrows",)
 SERVER_METHODS = ("server_csv", "server_parquet")
 #: Methods that send a file of ILP text as it is (library none, format ilp, workers = connections).
 FILE_METHODS = ("ilp_file",)
+METHOD_NAMES = (*CLIENT_METHODS, *SERVER_METHODS, *FILE_METHODS)
 FORMATS = ("parquet", "csv", "ilp")
 TRANSPORTS = ("http", "tcp")
 DEFAULT_WORKERS = 2

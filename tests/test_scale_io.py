@@ -165,7 +165,8 @@ def test_a_damaged_table_fails_the_row_check_through_the_pieces(questdb, tiny_da
     questdb.sql("SELECT wait_wal_table('t_dmg')")
     export = tmp_path / "dmg-export"
     export_table(questdb, "t_dmg", export, piece_rows=500)
-    run = {"schema_version": 2, "rows": 2000, "repeats": [], "dataset": {"name": "tiny", "rows": 2000},
+    run = {"schema_version": 2, "rows": 2000, "repeats": [],
+           "dataset": {"name": "tiny", "rows": 2000},
            "variant": parse_variant_name("pandas-dataframe-parquet-http").to_dict()}  # fmt: skip
     expected = expected_aggregates(tiny_dataset["parquet"])
     actual = questdb_aggregates(questdb, "t_dmg")

@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from .environment import host_info
 from .files import write_json_atomic
 from .methods import Job
 from .runner import run_variant
@@ -56,5 +57,6 @@ def ingest_job(
             write_json_atomic(actual_out, {"schema_version": 1, "aggregates": aggregates})
         if export_out:
             export_table(qdb, table, Path(export_out))
+    doc["host"] = host_info()
     write_json_atomic(run_out, doc)  # last: a run file exists only for a finished job
     return doc

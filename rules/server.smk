@@ -7,6 +7,7 @@ rule fetch_questdb:
         jar=questdb_jar() or "never-built-in-external-mode.jar",
     log:
         "results/logs/fetch_questdb.log",
+    localrule: True
     conda:
         "../envs/ingestbench.yaml"
     params:

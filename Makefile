@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 CORES ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install run test lint format charts report lock bench-generate bench-ceiling bench-libraries clean
+.PHONY: install run test test-cluster lint format charts report lock bench-generate bench-ceiling bench-libraries clean
 
 install: $(STAMP)
 
@@ -26,6 +26,16 @@ run: install
 ## Unit tests and a tiny end-to-end run of the workflow, against a real QuestDB and DuckDB.
 test: install
 	$(BIN)/python -m pytest
+
+## The tiny workflow through a real single-node SLURM on this machine (profiles/slurm), then
+## scancel of a running ingestion. Sets SLURM up with apt and root; says so when it cannot.
+test-cluster: install
+	@if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
+		echo "test-cluster: skipped: a local SLURM needs root and apt-get (cluster/slurm-up.sh)"; \
+	else \
+		cluster/slurm-up.sh && { $(BIN)/python -m pytest -m cluster tests/test_cluster.py; \
+			rc=$$?; cluster/slurm-down.sh; exit $$rc; }; \
+	fi
 
 lint: install
 	$(BIN)/ruff check .

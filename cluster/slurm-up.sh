@@ -99,7 +99,7 @@ fi
 if running "$STATE/slurmctld.pid" slurmctld; then
 	say "slurmctld is running"
 else
-	slurmctld -c # a clean start: no jobs or node states from an earlier cluster
+	slurmctld
 	say "started slurmctld"
 fi
 if running "$STATE/slurmd.pid" slurmd; then

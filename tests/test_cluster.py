@@ -26,7 +26,7 @@ pytestmark = pytest.mark.cluster
 
 SLURM_STATE = Path(os.environ.get("INGESTBENCH_SLURM_DIR", "/var/tmp/ingestbench-slurm"))
 REMOTE_RULES = {"generate": 1, "expected": 1, "ingest": 8, "validate": 8}
-LOCAL_RULES = ("fetch_questdb", "environment", "summarize", "chart_throughput")
+LOCAL_RULES = ("environment", "summarize", "chart_throughput")
 ROWS_VARIANT = "pandas-rows-parquet-http"
 ACTIVE_STATES = "pending,running,suspended,completing,configuring"
 
@@ -99,11 +99,15 @@ def wait_for(predicate, timeout: float, what: str):
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory) -> Path:
+def workdir(tmp_path_factory, questdb_jar) -> Path:
     workdir = copy_workflow(tmp_path_factory.mktemp("cluster"))
+    # A jar cache of its own: nothing else on the machine can replace the jar mid-run.
+    cache = workdir / "jar-cache"
+    cache.mkdir()
+    shutil.copy(questdb_jar, cache / questdb_jar.name)
     config = yaml.safe_load(CONFIG.read_text())
     # A loaded CI machine can take a while to start Java; this test is about behaviour.
-    config["questdb"] = {"startup_timeout_s": 300}
+    config["questdb"] = {"startup_timeout_s": 300, "cache_dir": str(cache)}
     (workdir / "config.cluster.yaml").write_text(yaml.safe_dump(config))
     return workdir
 

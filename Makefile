@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 CORES ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install run test test-quick test-faults lint format charts report rulegraph lock bench-generate bench-ceiling bench-libraries bench-chunks clean
+.PHONY: install run test test-quick test-faults test-cluster lint format charts report rulegraph lock bench-generate bench-ceiling bench-libraries bench-chunks clean
 .PHONY: run-scale bench-scale
 .PHONY: compare bench-warmup bench-iterrows
 
@@ -41,6 +41,16 @@ test-quick: install
 ## corrupted jar, damaged data, a full disk, two clones at once); about 5 minutes.
 test-faults: install
 	$(BIN)/python -m pytest -m faults
+
+## The tiny workflow through a real single-node SLURM on this machine (profiles/slurm), then
+## scancel of a running ingestion. Sets SLURM up with apt and root; says so when it cannot.
+test-cluster: install
+	@if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
+		echo "test-cluster: skipped: a local SLURM needs root and apt-get (cluster/slurm-up.sh)"; \
+	else \
+		cluster/slurm-up.sh && { $(BIN)/python -m pytest -m cluster tests/test_cluster.py; \
+			rc=$$?; cluster/slurm-down.sh; exit $$rc; }; \
+	fi
 
 lint: install
 	$(BIN)/ruff check .

@@ -1,5 +1,10 @@
 # One job per dataset and variant, each on a fresh QuestDB (resource `questdb`, limit 1 in the
 # profile, so ingestions never overlap; `threads` takes the whole machine for a quiet run).
+# The thread count is this machine's, not --cores (which caps it locally): a cluster run needs
+# no --cores, and its profile sets the cores of a node. An external server is one machine for
+# every job, so there ingestions wait for each other under any profile (`external_questdb`).
+
+import os
 
 
 rule ingest:
@@ -20,8 +25,9 @@ rule ingest:
         "results/benchmarks/ingest/{dataset}/{variant}.tsv"
     conda:
         "../envs/ingestbench.yaml"
-    threads: workflow.cores
+    threads: os.cpu_count() or 1
     resources:
         questdb=1,
+        external_questdb=1 if config["questdb"]["mode"] == "external" else 0,
     script:
         "../scripts/ingest.py"

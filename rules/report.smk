@@ -33,6 +33,7 @@ rule environment:
     log:
         job="results/logs/environment.log",
         server="results/logs/questdb/environment.log",
+    localrule: True
     conda:
         "../envs/ingestbench.yaml"
     resources:
@@ -64,6 +65,7 @@ rule summarize:
         md="results/summary.md",
     log:
         "results/logs/summarize.log",
+    localrule: True
     conda:
         "../envs/ingestbench.yaml"
     script:
@@ -89,6 +91,7 @@ for _chart, _title in CHARTS.items():
             svg=f"results/plots/{_chart}.svg",
         log:
             f"results/logs/plots/{_chart}.log",
+        localrule: True
         conda:
             "../envs/ingestbench.yaml"
         params:

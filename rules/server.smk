@@ -8,6 +8,7 @@ rule fetch_questdb:
         record=questdb_jar_record(),
     log:
         "results/logs/fetch_questdb.log",
+    localrule: True
     conda:
         "../envs/ingestbench.yaml"
     params:

@@ -149,6 +149,41 @@ def test_run_without_validation_file_is_not_checked(tmp_path):
     assert "not checked" in to_markdown(df)
 
 
+def _set_host(path: Path, hostname: str, cpu_model: str, cpu_count: int) -> None:
+    doc = json.loads(path.read_text())
+    doc["host"] = {"hostname": hostname, "slurm_job_id": "17", "cpu_model": cpu_model,
+                   "cpu_count": cpu_count}  # fmt: skip
+    path.write_text(json.dumps(doc))
+
+
+def test_hosts_and_mixed_machines_are_the_last_columns(tmp_path):
+    shutil.copytree(FIXTURE, tmp_path / "r")
+    runs = tmp_path / "r" / "runs"
+    for path in runs.rglob("*.json"):
+        _set_host(path, "node1", "AMD EPYC", 16)
+    # One run of the big dataset landed on another kind of node; the small dataset did not.
+    _set_host(runs / BIG / "pandas-rows-parquet-http.json", "node7", "Intel Xeon", 16)
+    df = summarize(run_paths(tmp_path / "r"), validation_paths(tmp_path / "r"))
+    assert list(df.columns[-2:]) == ["hosts", "mixed_machines"]
+    assert row(df, "pandas-rows-parquet-http")["hosts"] == "node7"
+    assert row(df, "pandas-dataframe-parquet-http")["hosts"] == "node1"
+    assert df[df["dataset"] == BIG]["mixed_machines"].all()
+    assert not df[df["dataset"] == SMALL]["mixed_machines"].any()
+    md = to_markdown(df)
+    assert "Mixed machines" in md and f"`{BIG}`" in md.split("Mixed machines")[1]
+
+
+def test_same_machine_kind_on_many_hosts_is_not_mixed(tmp_path, summary):
+    shutil.copytree(FIXTURE, tmp_path / "r")
+    for i, path in enumerate(sorted((tmp_path / "r" / "runs").rglob("*.json"))):
+        _set_host(path, f"node{i}", "AMD EPYC", 16)
+    df = summarize(run_paths(tmp_path / "r"), validation_paths(tmp_path / "r"))
+    assert not df["mixed_machines"].any()
+    assert "Mixed machines" not in to_markdown(df)
+    # Run files from before hosts were recorded: no host, nothing flagged.
+    assert summary["hosts"].isna().all() and not summary["mixed_machines"].any()
+
+
 def test_broken_run_file_names_the_file(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")

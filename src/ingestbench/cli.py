@@ -195,6 +195,53 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _port(text: str) -> int:
+    port = _int(text)
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 1..65535, got {port}")
+    return port
+
+
+def add_server_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "server",
+        help="run the workflow's QuestDB in the foreground, for questdb.mode: external",
+        description=(
+            "Start the same QuestDB a job starts (the config's jar, Java and settings), print the "
+            "questdb: block to put in a config file, and serve until Ctrl-C or SIGTERM."
+        ),
+    )
+    parser.add_argument("--config", default="config.yaml", help="default: %(default)s")
+    parser.add_argument(
+        "--bind",
+        default="127.0.0.1",
+        metavar="ADDRESS",
+        help="address to listen on (default: %(default)s; 0.0.0.0 lets other machines in)",
+    )
+    parser.add_argument("--http-port", type=_port, help="HTTP port (default: a free one)")
+    parser.add_argument("--ilp-port", type=_port, help="ILP/TCP port (default: a free one)")
+    parser.add_argument("--log", help="server log file (default: in its data directory)")
+    parser.set_defaults(func=run_server)
+    return parser
+
+
+def run_server(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ingestbench.config import load_config
+    from ingestbench.serve import serve
+
+    config = load_config(args.config)
+    serve(
+        config["questdb"],
+        bind=args.bind,
+        http_port=args.http_port,
+        ilp_port=args.ilp_port,
+        log_path=Path(args.log) if args.log else None,
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ingestbench",
@@ -206,6 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_variants_parser(subparsers)
     add_ingest_parser(subparsers)
     add_compare_parser(subparsers)
+    add_server_parser(subparsers)
     return parser
 
 

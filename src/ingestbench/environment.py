@@ -13,6 +13,7 @@ import logging
 import os
 import platform
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -63,6 +64,16 @@ def cpu_model() -> str | None:
         except OSError:
             pass
     return platform.processor() or None
+
+
+def host_info() -> dict[str, Any]:
+    """Where a job ran: on a cluster each run may land on a different node (run files keep it)."""
+    return {
+        "hostname": socket.gethostname(),
+        "slurm_job_id": os.environ.get("SLURM_JOB_ID"),
+        "cpu_model": cpu_model(),
+        "cpu_count": os.cpu_count(),
+    }
 
 
 def machine_info() -> dict[str, Any]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Settings
+from .environment import host_info
 from .files import load_json, space_for, write_json_atomic
 from .methods import Job
 from .records import SCHEMA_VERSION, RunFile, write_run
@@ -73,4 +74,5 @@ def ingest_job(
                 export_table(
                     qdb, table, Path(files.export), piece_rows=settings.validation.export_piece_rows
                 )
+    doc["host"] = host_info()
     return write_run(files.run, doc)  # last: a run file exists only for a finished job

@@ -118,13 +118,15 @@ def _tail(path: Path, lines: int = 15) -> str:
         return "(no server log)"
 
 
-def server_env(root: Path, ports: dict[str, int], workers: dict[str, int | None]) -> dict[str, str]:
+def server_env(
+    root: Path, ports: dict[str, int], workers: dict[str, int | None], bind: str = LOOPBACK
+) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("QDB_")}
     env.update(
-        QDB_HTTP_NET_BIND_TO=f"{LOOPBACK}:{ports['http']}",
-        QDB_HTTP_MIN_NET_BIND_TO=f"{LOOPBACK}:{ports['http_min']}",
-        QDB_PG_NET_BIND_TO=f"{LOOPBACK}:{ports['pg']}",
-        QDB_LINE_TCP_NET_BIND_TO=f"{LOOPBACK}:{ports['ilp']}",
+        QDB_HTTP_NET_BIND_TO=f"{bind}:{ports['http']}",
+        QDB_HTTP_MIN_NET_BIND_TO=f"{bind}:{ports['http_min']}",
+        QDB_PG_NET_BIND_TO=f"{bind}:{ports['pg']}",
+        QDB_LINE_TCP_NET_BIND_TO=f"{bind}:{ports['ilp']}",
         QDB_LINE_UDP_ENABLED="false",
         QDB_TELEMETRY_ENABLED="false",
         QDB_CAIRO_SQL_COPY_ROOT=str(root / "import"),
@@ -184,13 +186,21 @@ def embedded_server(
     shutdown_grace_s: float = 10,
     keep_data: bool = False,
     log_path: Path | None = None,
+    bind: str = LOOPBACK,
+    ports: dict[str, int] | None = None,
 ) -> Iterator[QuestDB]:
-    """Start a fresh QuestDB on free loopback ports; stop it and clean up on exit."""
+    """Start a fresh QuestDB on free loopback ports; stop it and clean up on exit.
+
+    `bind` and `ports` (any of http, http_min, pg, ilp; the others are free ones) serve
+    `ingestbench server`, a server other machines may reach; jobs keep the defaults.
+    """
     root = Path(tempfile.mkdtemp(prefix="ingestbench-questdb-"))
     (root / "import").mkdir()
     log_path = Path(log_path) if log_path else root / "server.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    ports = {name: free_port() for name in ("http", "http_min", "pg", "ilp")}
+    ports = {
+        name: (ports or {}).get(name) or free_port() for name in ("http", "http_min", "pg", "ilp")
+    }
     cmd = [java_executable(java), "-p", str(jar), "-m", "io.questdb/io.questdb.ServerMain"]
     cmd += ["-d", str(root)]
     proc = None
@@ -198,7 +208,7 @@ def embedded_server(
         with _sigterm_unwinds(), open(log_path, "ab") as server_log:
             proc = subprocess.Popen(
                 cmd,
-                env=server_env(root, ports, workers or {}),
+                env=server_env(root, ports, workers or {}, bind),
                 stdout=server_log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
@@ -208,7 +218,8 @@ def embedded_server(
             )
             log.info("started QuestDB pid %d in %s (http %d, ilp %d)", proc.pid, root,
                      ports["http"], ports["ilp"])  # fmt: skip
-            qdb = QuestDB(LOOPBACK, ports["http"], ports["ilp"], ports["pg"], root / "import",
+            reach = LOOPBACK if bind in ("0.0.0.0", "::") else bind  # noqa: S104 (a check)
+            qdb = QuestDB(reach, ports["http"], ports["ilp"], ports["pg"], root / "import",
                           proc.pid, root)  # fmt: skip
             _wait_ready(qdb, proc, startup_timeout_s, log_path, jar)
             yield qdb

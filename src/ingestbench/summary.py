@@ -171,6 +171,27 @@ def load_validations(paths: Iterable[Path]) -> dict[tuple[str, str], bool]:
     return out
 
 
+def machine_kind(host: dict[str, Any] | None) -> tuple[str | None, int | None] | None:
+    """What makes rates comparable across hosts: the CPU model and core count (None: unknown)."""
+    if not host:
+        return None
+    return (host.get("cpu_model"), host.get("cpu_count"))
+
+
+def host_columns(runs: list[dict[str, Any]]) -> tuple[list[str | None], list[bool]]:
+    """`hosts` (where each run's repeats ran) and `mixed_machines` (its dataset's runs ran on
+    more than one kind of machine, so their rates are not comparable); runs from before hosts
+    were recorded count as unknown, not as different."""
+    kinds: dict[str, set] = {}
+    for run in runs:
+        kind = machine_kind(run.get("host"))
+        if kind is not None:
+            kinds.setdefault(run["dataset"]["name"], set()).add(kind)
+    hosts = [(run.get("host") or {}).get("hostname") for run in runs]
+    mixed = [len(kinds.get(run["dataset"]["name"], ())) > 1 for run in runs]
+    return hosts, mixed
+
+
 def summarize(run_paths: Iterable[Path], validation_paths: Iterable[Path] = ()) -> pd.DataFrame:
     """The summary table: one row per dataset and variant, sorted by dataset and rows/s."""
     records = [read_run(p) for p in run_paths]
@@ -190,6 +211,7 @@ def summarize(run_paths: Iterable[Path], validation_paths: Iterable[Path] = ()) 
     # result files agree on; `cold_end_to_end_s` above stays for existing readers).
     df["cold_end_to_end"] = df["cold_end_to_end_s"]
     df = add_ceiling_fraction(df)
+    df["hosts"], df["mixed_machines"] = host_columns([r.to_dict() for r in records])
     for col in (
         "dataset_rows",
         "scale",
@@ -310,6 +332,16 @@ def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 
                 f"{int(capped['rows'].iloc[0]):,} rows only (`rows_cap`); compare their rates, "
                 "not their times."
             )
+    if "mixed_machines" in df and df["mixed_machines"].fillna(False).astype(bool).any():
+        mixed = df[df["mixed_machines"].fillna(False).astype(bool)]
+        lines += [
+            "",
+            "**Mixed machines:** the runs of "
+            + ", ".join(f"`{d}`" for d in mixed["dataset"].unique())
+            + " ran on more than one kind of machine (CPU model or core count; see the `hosts` "
+            "column and each run file's `host`), so their rates are not comparable with each "
+            "other. Pin the ingestion jobs to one node type to compare them.",
+        ]
     failed = df[df["validated"] == False]  # noqa: E712 (nullable boolean)
     if not failed.empty:
         lines += [

@@ -1,0 +1,179 @@
+"""The tiny workflow through a real SLURM (profiles/slurm), and `scancel` of a running ingestion.
+
+Needs a SLURM cluster that answers (`make test-cluster` starts a single-node one with
+cluster/slurm-up.sh); deselected from plain `pytest` by the `cluster` marker.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import psutil
+import pytest
+import yaml
+from test_workflow import CONFIG, copy_workflow
+
+pytestmark = pytest.mark.cluster
+
+SLURM_STATE = Path(os.environ.get("INGESTBENCH_SLURM_DIR", "/var/tmp/ingestbench-slurm"))
+REMOTE_RULES = {"generate": 1, "expected": 1, "ingest": 8, "validate": 8}
+LOCAL_RULES = ("environment", "summarize", "chart_throughput")
+ROWS_VARIANT = "pandas-rows-parquet-http"
+ACTIVE_STATES = "pending,running,suspended,completing,configuring"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def slurm_answers():
+    if shutil.which("sinfo") is None or subprocess.run(["sinfo"], capture_output=True).returncode:
+        pytest.skip("no SLURM cluster answers here; `make test-cluster` starts one (as root).")
+
+
+def snakemake_slurm(workdir: Path, *targets: str) -> tuple[subprocess.Popen, Path]:
+    """Start the workflow through profiles/slurm; its output goes to a log file of its own."""
+    log = workdir / f"snakemake-{time.monotonic_ns()}.log"
+    cmd = [sys.executable, "-m", "snakemake", "--profile", "profiles/slurm", "--configfile",
+           "config.cluster.yaml", "--slurm-keep-successful-logs", *targets]  # fmt: skip
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, cwd=workdir, stdout=out, stderr=subprocess.STDOUT)
+    return proc, log
+
+
+def finish(run: tuple[subprocess.Popen, Path], timeout: float = 1800) -> str:
+    """Wait for the run (Ctrl-C it if it overstays: the executor then cancels its jobs)."""
+    proc, log = run
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(300)
+        raise
+    return log.read_text()
+
+
+def job_log_ids(workdir: Path) -> dict[str, list[str]]:
+    """{rule: [SLURM job ids]} from the executor's per-job logs."""
+    out: dict[str, list[str]] = {}
+    for log in (workdir / ".snakemake" / "slurm_logs").glob("rule_*/*/*.log"):
+        out.setdefault(log.parts[-3].removeprefix("rule_"), []).append(log.stem)
+    return out
+
+
+def active_jobs() -> list[str]:
+    out = subprocess.run(["squeue", "-h", "-t", ACTIVE_STATES, "-o", "%i"], capture_output=True,
+                         text=True, check=True)  # fmt: skip
+    return out.stdout.split()
+
+
+def questdb_in_slurm_jobs() -> dict[int, str]:
+    """{pid: SLURM job id} of every QuestDB server started inside a SLURM job."""
+    found = {}
+    for p in psutil.process_iter(["cmdline"]):
+        if "io.questdb/io.questdb.ServerMain" not in " ".join(p.info["cmdline"] or []):
+            continue
+        try:
+            job = p.environ().get("SLURM_JOB_ID")
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+        if job:
+            found[p.pid] = job
+    return found
+
+
+def wait_for(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"gave up waiting for {what} after {timeout:g} s")
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory, questdb_jar) -> Path:
+    workdir = copy_workflow(tmp_path_factory.mktemp("cluster"))
+    # A jar cache of its own: nothing else on the machine can replace the jar mid-run.
+    cache = workdir / "jar-cache"
+    cache.mkdir()
+    shutil.copy(questdb_jar, cache / questdb_jar.name)
+    config = yaml.safe_load(CONFIG.read_text())
+    # A loaded CI machine can take a while to start Java; this test is about behaviour.
+    config["questdb"] = {"startup_timeout_s": 300, "cache_dir": str(cache)}
+    (workdir / "config.cluster.yaml").write_text(yaml.safe_dump(config))
+    return workdir
+
+
+@pytest.fixture(scope="module")
+def cluster_run(workdir):
+    run = snakemake_slurm(workdir)
+    log = finish(run)
+    assert run[0].returncode == 0 and "steps (100%) done" in log, log[-4000:]
+    return workdir, log
+
+
+def test_every_remote_job_was_a_slurm_job(cluster_run):
+    workdir, log = cluster_run
+    ids = job_log_ids(workdir)
+    assert {rule: len(jobs) for rule, jobs in ids.items()} == REMOTE_RULES
+    ctld = (SLURM_STATE / "log" / "slurmctld.log").read_text()
+    for job in (j for jobs in ids.values() for j in jobs):
+        assert f"_job_complete: JobId={job} WEXITSTATUS 0" in ctld, f"slurmctld: job {job}?"
+    for rule in LOCAL_RULES:  # the light rules ran on the submit host
+        assert re.search(rf"^localrule {rule}:", log, re.M), rule
+        assert rule not in ids
+
+
+def test_every_variant_validated_and_ran_in_its_job(cluster_run):
+    workdir, _ = cluster_run
+    summary = pd.read_csv(workdir / "results" / "summary.csv")
+    assert len(summary) == 8 and summary["validated"].all()
+    assert not summary["mixed_machines"].any()
+    ingest_jobs = set(job_log_ids(workdir)["ingest"])
+    for path in (workdir / "results" / "runs").rglob("*.json"):
+        host = json.loads(path.read_text())["host"]
+        assert host["slurm_job_id"] in ingest_jobs and host["cpu_count"] >= 1
+
+
+def test_no_slurm_job_and_no_questdb_is_left(cluster_run):
+    assert active_jobs() == []
+    assert questdb_in_slurm_jobs() == {}
+
+
+@pytest.mark.parametrize("scancel_signal", ["TERM", "KILL"])
+def test_scancel_of_an_ingestion_stops_its_server_and_a_rerun_completes(
+    cluster_run, scancel_signal
+):
+    """Plain scancel (SIGTERM: the job stops its server) and SIGKILL (no cleanup possible: the
+    server dies with its parent, PR_SET_PDEATHSIG): either way no server outlives its job."""
+    workdir, _ = cluster_run
+    dataset = next((workdir / "results" / "runs").iterdir()).name
+    run_file = Path("results") / "runs" / dataset / f"{ROWS_VARIANT}.json"
+    (workdir / run_file).unlink()
+    run = snakemake_slurm(workdir, str(run_file))
+    try:
+        pid, job = next(iter(wait_for(questdb_in_slurm_jobs, 600, "a QuestDB in a job").items()))
+        data_dir = Path(psutil.Process(pid).cmdline()[-1])
+        cmd = ["scancel", job] if scancel_signal == "TERM" else ["scancel", "-s", "KILL", job]
+        subprocess.run(cmd, check=True)
+        wait_for(lambda: job not in active_jobs(), 300, f"job {job} to end")
+        wait_for(lambda: not psutil.pid_exists(pid), 30, f"QuestDB {pid} to exit")
+    finally:
+        log = finish(run, timeout=600)
+    assert run[0].returncode != 0, "the cancelled job should fail the run"
+    assert "Error in rule ingest" in log
+    assert not (workdir / run_file).exists()
+    shutil.rmtree(data_dir, ignore_errors=True)  # left behind only by a SIGKILLed job
+    rerun = snakemake_slurm(workdir, str(run_file))
+    finish(rerun)
+    assert rerun[0].returncode == 0
+    assert json.loads((workdir / run_file).read_text())["host"]["slurm_job_id"] != job
+    assert questdb_in_slurm_jobs() == {}

@@ -180,7 +180,10 @@ def test_validation_runs_under_a_memory_limit_and_cleans_its_spill(questdb, tiny
     _, export = _ingest_and_validate(questdb, tiny_dataset, "polars-dataframe-csv-tcp", "t_mem",
                                      tmp_path, piece_rows=700)  # fmt: skip
     files = {k: tmp_path / f"{k}.json" for k in ("run", "actual", "expected")}
-    files["run"].write_text(json.dumps({"rows": 2000, "variant": {"name": "polars-dataframe"}}))
+    run = {"schema_version": 2, "rows": 2000, "repeats": [],
+           "dataset": {"name": "tiny", "rows": 2000},
+           "variant": parse_variant_name("polars-dataframe-parquet-http").to_dict()}  # fmt: skip
+    files["run"].write_text(json.dumps(run))
     files["actual"].write_text(json.dumps({"aggregates": questdb_aggregates(questdb, "t_mem")}))
     files["expected"].write_text(
         json.dumps({"aggregates": expected_aggregates(tiny_dataset["parquet"])})

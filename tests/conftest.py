@@ -10,6 +10,8 @@ from ingestbench.jar import fetch_jar
 from ingestbench.server import embedded_server
 
 QUESTDB_VERSION = "9.3.4"
+# A loaded machine can take over a minute to start a JVM; tests wait, they do not time servers.
+STARTUP_S = 300
 # A test that takes one of these fixtures needs a QuestDB server (or its jar): marked `server`.
 SERVER_FIXTURES = {"questdb", "questdb_jar"}
 
@@ -30,7 +32,7 @@ def questdb_jar() -> Path:
 def questdb(questdb_jar, tmp_path_factory):
     """One real embedded server for the test session (tests use their own table names)."""
     log = tmp_path_factory.mktemp("questdb") / "server.log"
-    with embedded_server(questdb_jar, log_path=log) as qdb:
+    with embedded_server(questdb_jar, startup_timeout_s=STARTUP_S, log_path=log) as qdb:
         yield qdb
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from conftest import STARTUP_S
 
 from ingestbench import runner
 from ingestbench.config import Settings, validate_config
@@ -168,7 +169,9 @@ def test_a_truncated_input_file_is_one_sentence(questdb, tiny_dataset, tmp_path,
 
 
 def test_the_server_dying_mid_send_is_one_sentence(questdb_jar, tiny_dataset, tmp_path):
-    with embedded_server(questdb_jar, log_path=tmp_path / "dying.log") as qdb:
+    with embedded_server(
+        questdb_jar, startup_timeout_s=STARTUP_S, log_path=tmp_path / "dying.log"
+    ) as qdb:
         job = _job(qdb, tiny_dataset, "pandas-rows-parquet-http", "t_dying")
 
         def kill_soon():

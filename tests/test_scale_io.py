@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from conftest import STARTUP_S
 
 from ingestbench import disk
 from ingestbench.methods import Job
@@ -202,7 +203,9 @@ def test_validation_runs_under_a_memory_limit_and_cleans_its_spill(questdb, tiny
 def test_a_failing_job_still_deletes_its_server_data_directory(questdb_jar, tmp_path):
     with (
         pytest.raises(RuntimeError, match="the job failed"),
-        embedded_server(questdb_jar, log_path=tmp_path / "s.log") as qdb,
+        embedded_server(
+            questdb_jar, startup_timeout_s=STARTUP_S, log_path=tmp_path / "s.log"
+        ) as qdb,
     ):
         root = qdb.data_dir
         qdb.sql("CREATE TABLE t (x INT)")
@@ -211,7 +214,9 @@ def test_a_failing_job_still_deletes_its_server_data_directory(questdb_jar, tmp_
 
 
 def test_keep_data_keeps_the_data_directory(questdb_jar, tmp_path):
-    with embedded_server(questdb_jar, keep_data=True, log_path=tmp_path / "s.log") as qdb:
+    with embedded_server(
+        questdb_jar, keep_data=True, startup_timeout_s=STARTUP_S, log_path=tmp_path / "s.log"
+    ) as qdb:
         root = qdb.data_dir
     try:
         assert (root / "db").is_dir()

@@ -12,6 +12,7 @@ import time
 
 import psutil
 import pytest
+from conftest import STARTUP_S
 
 from ingestbench.server import QuestDBError, embedded_server
 
@@ -26,7 +27,9 @@ def _gone(pid: int, within_s: float = 15) -> bool:
 
 
 def test_start_and_stop_leave_no_process_and_no_data_dir(questdb_jar, tmp_path):
-    with embedded_server(questdb_jar, log_path=tmp_path / "server.log") as qdb:
+    with embedded_server(
+        questdb_jar, startup_timeout_s=STARTUP_S, log_path=tmp_path / "server.log"
+    ) as qdb:
         pid, root = qdb.pid, qdb.data_dir
         assert psutil.pid_exists(pid)
         assert "QuestDB 9.3.4" in qdb.version()
@@ -47,8 +50,8 @@ def test_server_listens_on_loopback_only(questdb):
 
 def test_two_servers_at_once_do_not_clash(questdb_jar, tmp_path):
     with (
-        embedded_server(questdb_jar, log_path=tmp_path / "a.log") as a,
-        embedded_server(questdb_jar, log_path=tmp_path / "b.log") as b,
+        embedded_server(questdb_jar, startup_timeout_s=STARTUP_S, log_path=tmp_path / "a.log") as a,
+        embedded_server(questdb_jar, startup_timeout_s=STARTUP_S, log_path=tmp_path / "b.log") as b,
     ):
         assert {a.http_port, a.ilp_port, a.pg_port}.isdisjoint({b.http_port, b.ilp_port, b.pg_port})
         a.sql("CREATE TABLE only_in_a (x INT)")

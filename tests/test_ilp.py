@@ -11,9 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ingestbench import ilp_file
-from ingestbench.ilp_file import IlpFileError, line_blocks
-from ingestbench.methods import Job
+from ingestbench.methods import Job, ilp_file
+from ingestbench.methods.ilp_file import IlpFileError, line_blocks
 from ingestbench.runner import run_variant
 from ingestbench.server import QuestDB
 from ingestbench.table import FIELDS, TAGS

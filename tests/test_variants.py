@@ -118,13 +118,17 @@ def test_the_out_of_order_dataset_runs_dataframe_and_threads():
 def test_every_method_of_the_matrix_has_one_registered_class_and_no_more():
     from ingestbench.methods import METHODS, Method
 
-    assert set(METHODS) == set(CLIENT_METHODS) | set(SERVER_METHODS)
+    assert set(METHODS) == set(CLIENT_METHODS) | set(SERVER_METHODS) | set(FILE_METHODS)
     assert all(issubclass(cls, Method) for cls in METHODS.values())
 
 
 def test_the_schema_offers_exactly_the_matrix():
     schema = yaml.safe_load((REPO / "schemas" / "config.schema.yaml").read_text())
-    assert set(schema["$defs"]["method"]["enum"]) == {*CLIENT_METHODS, *SERVER_METHODS}
+    assert set(schema["$defs"]["method"]["enum"]) == {
+        *CLIENT_METHODS,
+        *SERVER_METHODS,
+        *FILE_METHODS,
+    }
     assert set(schema["$defs"]["format"]["enum"]) == set(FORMATS)
     assert set(schema["$defs"]["transport"]["enum"]) == set(TRANSPORTS)
 

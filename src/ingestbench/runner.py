@@ -11,10 +11,11 @@ from typing import Any
 import psutil
 from tqdm import tqdm
 
-from .methods import METHODS, PHASES, Clock, Job
+from .methods import METHODS, Job
 from .readers import import_libraries
 from .records import SCHEMA_VERSION
 from .table import recreate_table, wait_visible
+from .timing import PHASES, Clock
 from .warmup import warm_up
 
 log = logging.getLogger(__name__)

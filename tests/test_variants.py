@@ -133,10 +133,12 @@ def test_the_schema_offers_exactly_the_matrix():
     assert set(schema["$defs"]["transport"]["enum"]) == set(TRANSPORTS)
 
 
-def test_every_format_of_the_matrix_has_a_writer():
+def test_every_format_of_the_matrix_has_a_writer_and_a_size_per_row_and_no_more():
+    from ingestbench.disk import FILE_BYTES_PER_ROW
     from ingestbench.tsbs import WRITERS
 
-    assert set(FORMATS) <= set(WRITERS)
+    assert tuple(WRITERS) == FORMATS
+    assert set(FORMATS) == set(FILE_BYTES_PER_ROW)
 
 
 @pytest.mark.parametrize(

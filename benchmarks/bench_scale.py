@@ -31,18 +31,15 @@ from _bench import REPO, TABLE
 from ingestbench.config import load_config
 from ingestbench.disk import Need, check_needs, files_bytes
 from ingestbench.errors import UserError
+from ingestbench.files import atomic_path
 from ingestbench.methods import Job
 from ingestbench.readers import import_libraries
+from ingestbench.records import SCHEMA_VERSION
 from ingestbench.runner import PeakRss, run_repeat
 from ingestbench.server import questdb_server
 from ingestbench.tsbs import DatasetParams, generate
-from ingestbench.validate import (
-    duckdb_limits,
-    expected_aggregates,
-    export_table,
-    questdb_aggregates,
-    validate_run,
-)
+from ingestbench.validate import expected_aggregates, export_table, questdb_aggregates, validate_run
+from ingestbench.validate.sql import duckdb_limits
 from ingestbench.variants import parse_variant_name
 
 DEFAULT_VARIANTS = [
@@ -98,24 +95,28 @@ def measure(qdb, path: Path, name: str, rows: int, version: int) -> dict | None:
     }
 
 
-def _validate_child(source: str, export: str, actual: dict, rows: int, memory_limit: str,
-                    spill_root: str, out) -> None:  # fmt: skip
-    with duckdb_limits(memory_limit, Path(spill_root)) as duck:
-        expected = expected_aggregates(Path(source), duck=duck)
-        run = {"rows": rows, "variant": {"name": "bench"}, "dataset": {"name": "bench"}}
-        result = validate_run(run, Path(source), expected, actual, Path(export), duck=duck)
+def _validate_child(source: str, export: str, actual: dict, variant: dict, rows: int,
+                    memory_limit: str, spill_root: str, out) -> None:  # fmt: skip
+    with duckdb_limits(memory_limit, Path(spill_root)) as limits:
+        expected = expected_aggregates(Path(source), limits=limits)
+        run = {"schema_version": SCHEMA_VERSION, "dataset": {"name": Path(source).stem,
+               "rows": rows}, "variant": variant, "rows": rows, "repeats": []}  # fmt: skip
+        result = validate_run(run, Path(source), expected, actual, Path(export), limits=limits)
     out.put(result["passed"])
 
 
-def measure_validation(qdb, path: Path, rows: int, validation: dict, tmp: Path) -> dict:
-    """Export the table in pieces, then validate it in a child process: its peak RSS."""
+def measure_validation(
+    qdb, path: Path, variant: dict, rows: int, validation: dict, tmp: Path
+) -> dict:
+    """Export the table (`variant` ingested it last) in pieces, then validate it in a child
+    process: its peak RSS."""
     export = tmp / "export"
     export_table(qdb, TABLE, export, piece_rows=validation["export_piece_rows"])
     actual = questdb_aggregates(qdb, TABLE)
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
-    child = ctx.Process(target=_validate_child, args=(str(path), str(export), actual, rows,
-                        validation["memory_limit"], str(tmp / "spill"), out))  # fmt: skip
+    child = ctx.Process(target=_validate_child, args=(str(path), str(export), actual, variant,
+                        rows, validation["memory_limit"], str(tmp / "spill"), out))  # fmt: skip
     child.start()
     with PeakRss(root_pid=child.pid, interval_s=0.05) as rss:
         child.join()
@@ -153,26 +154,27 @@ def main() -> None:
                 names = list(args.variants)
                 if params.rows <= args.whole_file_max_rows:
                     names += [f"{n}-call" for n in args.variants]
+                last = None  # the variant whose table is validated: the last one measured
                 for name in names:
                     print(f"{params.rows:,} rows: {name}", flush=True)
                     row = measure(qdb, path, name, params.rows, version)
                     if row:
                         results.append(row)
+                        last = parse_variant_name(name).to_dict()
+                if last is None:
+                    continue
                 with tempfile.TemporaryDirectory(dir=args.out.parent) as tmp:
                     print(f"{params.rows:,} rows: validation", flush=True)
-                    results.append(
-                        measure_validation(qdb, path, params.rows, config["validation"], Path(tmp))
-                    )
+                    results.append(measure_validation(qdb, path, last, params.rows,
+                                                      config["validation"], Path(tmp)))  # fmt: skip
     except UserError as exc:
         raise SystemExit(f"ERROR: {exc}") from None
     print()
     print_table(results)
-    tmp_out = args.out.with_name(f".{args.out.name}.tmp")
-    with open(tmp_out, "w", newline="") as fh:
+    with atomic_path(args.out) as tmp_out, open(tmp_out, "w", newline="") as fh:
         writer = csv.DictWriter(fh, COLUMNS)
         writer.writeheader()
         writer.writerows(results)
-    tmp_out.replace(args.out)
     print(f"\nwrote {args.out}")
 
 

@@ -133,7 +133,9 @@ def test_ilp_file_lands_every_row(questdb, dataset, tmp_path, monkeypatch, trans
     table = "cpu"  # the lines name it: the file is sent as it is
     rows = dataset["params"].rows
     job = Job(questdb, table, variant, dataset["ilp"], rows, 2)
-    doc = run_variant(job, {"name": dataset["params"].name}, dataset["params"].field_type, 2)
+    doc = run_variant(
+        job, {"name": dataset["params"].name, "rows": rows}, dataset["params"].field_type, 2
+    )
     assert doc["ilp_bytes"] == dataset["ilp"].stat().st_size
     assert doc["ilp_protocol_version"] == 1  # text lines
     for r in doc["repeats"]:

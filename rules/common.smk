@@ -22,7 +22,8 @@ def dataset_config(name):
 
 def dataset_formats(name):
     """Files the dataset is generated as: Parquet always (validation reads it), and the formats
-    its variants read. The ILP text is big (~490 B/row), so only for datasets that send it.
+    its variants read. The ILP text is big (disk.FILE_BYTES_PER_ROW), so only for datasets that
+    send it.
     """
     needed = {"parquet"} | {v.format for v in VARIANTS.get(name, [])}
     return [fmt for fmt in FORMATS if fmt in needed]

@@ -15,6 +15,7 @@ import pytest
 
 from ingestbench import disk
 from ingestbench.methods import Job
+from ingestbench.records import SCHEMA_VERSION
 from ingestbench.runner import run_repeat
 from ingestbench.server import embedded_server
 from ingestbench.server_files import placed_in
@@ -120,6 +121,12 @@ def test_a_placed_file_across_file_systems_is_copied_and_says_so(tmp_path, caplo
         shutil.rmtree(tempfile_dir, ignore_errors=True)
 
 
+def _run_document(variant, rows: int) -> dict:
+    """A run document as the ingest job writes it, without repeats (validation reads no more)."""
+    return {"schema_version": SCHEMA_VERSION, "dataset": {"name": "tiny", "rows": rows},
+            "variant": variant.to_dict(), "rows": rows, "repeats": []}  # fmt: skip
+
+
 def _ingest_and_validate(qdb, tiny_dataset, name, table, tmp_path, piece_rows=None):
     variant = parse_variant_name(name)
     rows = tiny_dataset["manifest"]["rows"]
@@ -128,7 +135,7 @@ def _ingest_and_validate(qdb, tiny_dataset, name, table, tmp_path, piece_rows=No
     wait_visible(qdb, table, rows)
     export = tmp_path / f"{table}-export"
     export_table(qdb, table, export, piece_rows=piece_rows)
-    run = {"rows": rows, "variant": variant.to_dict(), "dataset": {"name": "tiny"}}
+    run = _run_document(variant, rows)
     expected = expected_aggregates(tiny_dataset["parquet"])
     result = validate_run(run, tiny_dataset["parquet"], expected, questdb_aggregates(qdb, table),
                           export)  # fmt: skip
@@ -164,7 +171,7 @@ def test_a_damaged_table_fails_the_row_check_through_the_pieces(questdb, tiny_da
     questdb.sql("SELECT wait_wal_table('t_dmg')")
     export = tmp_path / "dmg-export"
     export_table(questdb, "t_dmg", export, piece_rows=500)
-    run = {"rows": 2000, "variant": {"name": "x"}, "dataset": {"name": "tiny"}}
+    run = _run_document(parse_variant_name("pandas-dataframe-parquet-http"), 2000)
     expected = expected_aggregates(tiny_dataset["parquet"])
     actual = questdb_aggregates(questdb, "t_dmg")
     result = validate_run(run, tiny_dataset["parquet"], expected, actual, export)

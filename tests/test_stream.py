@@ -44,7 +44,7 @@ def test_a_streamed_run_lands_every_row_in_order(questdb, tiny_dataset, expected
     table = "s_" + name.replace("-", "_")
     rows = 1234 if variant.method == "rows" else 2000  # the row loop's cap, mid-chunk
     job = Job(questdb, table, variant, tiny_dataset[variant.format], rows, 2)
-    run = run_variant(job, {"name": "tiny"}, "double", repeats=1)
+    run = run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=1)
     export = tmp_path / "export.parquet"
     export_table(questdb, table, export)
     result = validate_run(

@@ -184,7 +184,8 @@ def test_validation_runs_under_a_memory_limit_and_cleans_its_spill(questdb, tiny
     _, export = _ingest_and_validate(questdb, tiny_dataset, "polars-dataframe-csv-tcp", "t_mem",
                                      tmp_path, piece_rows=700)  # fmt: skip
     files = {k: tmp_path / f"{k}.json" for k in ("run", "actual", "expected")}
-    files["run"].write_text(json.dumps({"rows": 2000, "variant": {"name": "polars-dataframe"}}))
+    run = _run_document(parse_variant_name("polars-dataframe-csv-tcp"), 2000)
+    files["run"].write_text(json.dumps(run))
     files["actual"].write_text(json.dumps({"aggregates": questdb_aggregates(questdb, "t_mem")}))
     files["expected"].write_text(
         json.dumps({"aggregates": expected_aggregates(tiny_dataset["parquet"])})

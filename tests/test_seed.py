@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from ingestbench.config import validate_config
+from ingestbench.config import Settings, validate_config
 from ingestbench.errors import UserError
-from ingestbench.ingest import ingest_job, rows_to_ingest
+from ingestbench.ingest import IngestFiles, ingest_job, rows_to_ingest
 from ingestbench.methods import Job
 from ingestbench.runner import run_variant
 from ingestbench.validate import (
@@ -95,10 +95,11 @@ def test_ingest_job_passes_the_configured_warm_up(questdb, tiny_dataset, tmp_pat
         "mode": "external", "host": questdb.host, "http_port": questdb.http_port,
         "ilp_port": questdb.ilp_port})  # fmt: skip
     manifest = tiny_dataset["dir"] / f"{tiny_dataset['params'].name}.manifest.json"
-    doc = ingest_job(config, parse_variant_name("pandas-dataframe-parquet-http"),
-                     tiny_dataset["parquet"], manifest, tmp_path / "run.json")  # fmt: skip
+    files = IngestFiles(tiny_dataset["parquet"], manifest, tmp_path / "run.json")
+    run = ingest_job(Settings.from_config(config),
+                     parse_variant_name("pandas-dataframe-parquet-http"), files)  # fmt: skip
     assert json.loads((tmp_path / "run.json").read_text())["warmup"]["rows"] == 500
-    assert [r["cold"] for r in doc["repeats"]] == [False, False]
+    assert [r.cold for r in run.repeats] == [False, False]
 
 
 def test_without_a_warm_up_the_first_repeat_is_cold(questdb, tiny_dataset):

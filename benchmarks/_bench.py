@@ -1,19 +1,32 @@
-"""What the QuestDB benchmarks share: a generated dataset and the workflow's server, temporary."""
+"""What the QuestDB benchmarks share: a generated dataset and the workflow's server, temporary,
+the common arguments, and repeats of workflow variants run round-robin."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ingestbench.config import load_config
+from ingestbench.methods import Job
 from ingestbench.readers import import_libraries
+from ingestbench.runner import run_repeat
 from ingestbench.server import QuestDB, questdb_server
 from ingestbench.tsbs import DatasetParams, generate
 
 REPO = Path(__file__).resolve().parents[1]
 TABLE = "cpu"
+
+
+def bench_parser(doc: str) -> argparse.ArgumentParser:
+    """The benchmark's parser (its docstring's first line) with the dataset's size: 1M rows."""
+    p = argparse.ArgumentParser(description=doc.split("\n")[0])
+    p.add_argument("--scale", type=int, default=4000, help="hosts (default: 4000)")
+    p.add_argument("--epochs", type=int, default=250, help="readings per host (default: 250)")
+    return p
 
 
 @contextlib.contextmanager
@@ -30,3 +43,13 @@ def dataset_and_server(
         paths = {fmt: Path(tmp) / f"{params.name}.{fmt}" for fmt in formats}
         with questdb_server(config["questdb"]) as qdb:
             yield params, paths, qdb, config
+
+
+def interleaved(jobs: list[Job], repeats: int) -> dict[str, list[dict[str, Any]]]:
+    """{variant name: its repeats}, run round-robin (A, B, C, A, B, C ...) so that drift on a
+    noisy machine hits every variant alike; each through the workflow's own `run_repeat`."""
+    results: dict[str, list[dict[str, Any]]] = {job.variant.name: [] for job in jobs}
+    for i in range(repeats):
+        for job in jobs:
+            results[job.variant.name].append(run_repeat(job, "double", i))
+    return results

@@ -25,13 +25,12 @@ show more), so the ratio the 25x target needs can be held against what the serve
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from _bench import TABLE, dataset_and_server
+from _bench import TABLE, bench_parser, dataset_and_server
 from questdb import Sender
 
 from ingestbench.methods import Job, dataframe_into, read_whole
@@ -105,9 +104,7 @@ def ceiling_rate(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--scale", type=int, default=4000)
-    parser.add_argument("--epochs", type=int, default=250)
+    parser = bench_parser(__doc__)
     parser.add_argument("--loop-rows", type=int, default=100_000, help="rows of the rows loop")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()

@@ -10,26 +10,22 @@ workflow's own methods and timing, and prints medians. DEFAULT_CHUNK_ROWS is cho
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import statistics
 
-from _bench import TABLE, dataset_and_server
+from _bench import TABLE, bench_parser, dataset_and_server, interleaved
 
 from ingestbench.methods import Job
-from ingestbench.runner import run_repeat
 from ingestbench.variants import parse_variant_name
 
 MIB = 2**20
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = bench_parser(__doc__)
     parser.add_argument("--variant", default="pandas-dataframe-parquet-tcp")
     parser.add_argument("--chunks", type=int, nargs="+",
                         default=[50_000, 100_000, 250_000, 500_000, 1_000_000])  # fmt: skip
-    parser.add_argument("--scale", type=int, default=4000)
-    parser.add_argument("--epochs", type=int, default=250)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     base = parse_variant_name(args.variant)
@@ -39,10 +35,7 @@ def main() -> None:
     with dataset_and_server(args.scale, args.epochs, (base.format,)) as (params, paths, qdb, cfg):
         jobs = [Job(qdb, TABLE, v, paths[v.format], params.rows, cfg["ilp_protocol_version"])
                 for v in variants]  # fmt: skip
-        results: dict[str, list[dict]] = {v.name: [] for v in variants}
-        for i in range(args.repeats):  # round-robin
-            for job in jobs:
-                results[job.variant.name].append(run_repeat(job, "double", i))
+        results = interleaved(jobs, args.repeats)
 
     print(f"\n{params.rows:,} rows, {args.variant}, medians of {args.repeats} interleaved repeats")
     print(f"{'chunk_rows':>10} {'rows/s':>9} {'e2e s':>7} {'overlap':>7} {'read s':>7} "

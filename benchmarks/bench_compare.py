@@ -12,22 +12,18 @@ variant. pandas against polars is measured this way (`make bench-libraries`):
 
 from __future__ import annotations
 
-import argparse
 import statistics
 
-from _bench import TABLE, dataset_and_server
+from _bench import TABLE, bench_parser, dataset_and_server, interleaved
 
 from ingestbench.ingest import rows_to_ingest
 from ingestbench.methods import Job
-from ingestbench.runner import run_repeat
 from ingestbench.variants import parse_variant_name
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = bench_parser(__doc__)
     parser.add_argument("variants", nargs="+", help="variant names, e.g. polars-dataframe-csv-http")
-    parser.add_argument("--scale", type=int, default=4000)
-    parser.add_argument("--epochs", type=int, default=250)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     try:
@@ -42,10 +38,7 @@ def main() -> None:
                 config["ilp_protocol_version"])
             for v in variants
         ]  # fmt: skip
-        results: dict[str, list[dict]] = {v.name: [] for v in variants}
-        for i in range(args.repeats):  # round-robin, so drift hits every variant alike
-            for job in jobs:
-                results[job.variant.name].append(run_repeat(job, "double", i))
+        results = interleaved(jobs, args.repeats)
 
     def medians(job: Job) -> tuple[float, float]:
         runs = results[job.variant.name]

@@ -7,7 +7,7 @@ through the workflow's own code path (`ingestbench.runner.run_repeat`): streamed
 whole-file (`-call`) up to --whole-file-max-rows, where it fits in memory. Per run it reports:
 
 - peak client RSS: the client's own process tree, workers included, the server apart (the
-  repeat's `client_rss_bytes` when the runner records it, else sampled here from outside);
+  repeat's `client_rss_bytes`);
 - end-to-end rows/s, the phase sums (read, convert, send, visible) and overlap (their sum over
   end to end; 1.0 when nothing overlaps);
 - client CPU seconds per 1M rows.
@@ -21,31 +21,25 @@ under `validation.memory_limit`, spilling to a temporary directory) and reports 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import multiprocessing as mp
 import tempfile
-import threading
 from pathlib import Path
 
-import psutil
 from _bench import REPO, TABLE
 
 from ingestbench.config import load_config
 from ingestbench.disk import Need, check_needs, files_bytes
 from ingestbench.errors import UserError
+from ingestbench.files import atomic_path
 from ingestbench.methods import Job
 from ingestbench.readers import import_libraries
-from ingestbench.runner import run_repeat
+from ingestbench.records import SCHEMA_VERSION
+from ingestbench.runner import PeakRss, run_repeat
 from ingestbench.server import questdb_server
 from ingestbench.tsbs import DatasetParams, generate
-from ingestbench.validate import (
-    duckdb_limits,
-    expected_aggregates,
-    export_table,
-    questdb_aggregates,
-    validate_run,
-)
+from ingestbench.validate import expected_aggregates, export_table, questdb_aggregates, validate_run
+from ingestbench.validate.sql import duckdb_limits
 from ingestbench.variants import parse_variant_name
 
 DEFAULT_VARIANTS = [
@@ -58,45 +52,6 @@ DEFAULT_VARIANTS = [
 COLUMNS = ["rows", "variant", "mode", "client_rss_mib", "rows_per_s", "read_s", "convert_s",
            "send_s", "visible_s", "overlap", "client_cpu_s_per_1m", "passed"]  # fmt: skip
 MIB = 1 << 20
-
-
-class TreeRss:
-    """Peak RSS of this process and its descendants, leaving out the process `exclude_pid`
-    (the embedded server) and its own descendants."""
-
-    def __init__(self, exclude_pid: int | None, root_pid: int | None = None, interval_s=0.05):
-        self.exclude_pid, self.root_pid, self.interval_s = exclude_pid, root_pid, interval_s
-        self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _sample(self) -> None:
-        with contextlib.suppress(psutil.Error):
-            root = psutil.Process(self.root_pid)
-            excluded: set[int] = set()
-            if self.exclude_pid:
-                server = psutil.Process(self.exclude_pid)
-                excluded = {server.pid, *(c.pid for c in server.children(recursive=True))}
-            total = 0
-            for proc in [root, *root.children(recursive=True)]:
-                if proc.pid not in excluded:
-                    with contextlib.suppress(psutil.Error):
-                        total += proc.memory_info().rss
-            self.peak = max(self.peak, total)
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval_s):
-            self._sample()
-
-    def __enter__(self) -> TreeRss:
-        self._sample()
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-        self._sample()
 
 
 def dataset(rows: int, scale: int, data_dir: Path) -> tuple[DatasetParams, Path]:
@@ -125,47 +80,49 @@ def measure(qdb, path: Path, name: str, rows: int, version: int) -> dict | None:
         return None
     import_libraries(variant.library)  # start-up cost, outside every figure
     job = Job(qdb, TABLE, variant, path, rows, version)
-    with TreeRss(qdb.pid) as rss:
-        r = run_repeat(job, "double", 1)
+    r = run_repeat(job, "double", 1)
     p = r["phases"]
-    busy = p["read"] + p["convert"] + p["send"] + p["visible"]
     return {
         "rows": rows,
         "variant": name,
         "mode": "whole-file" if name.endswith("-call") else "streamed",
-        "client_rss_mib": round((r.get("client_rss_bytes") or rss.peak) / MIB, 1),
+        "client_rss_mib": round(r["client_rss_bytes"] / MIB, 1),
         "rows_per_s": round(rows / r["end_to_end"]),
         **{f"{k}_s": round(p[k], 3) for k in ("read", "convert", "send", "visible")},
-        "overlap": round(r.get("overlap") or busy / r["end_to_end"], 2),
+        "overlap": round(r["overlap"], 2),
         "client_cpu_s_per_1m": round(r["client_cpu_s"] * 1e6 / rows, 2),
         "passed": "",
     }
 
 
-def _validate_child(source: str, export: str, actual: dict, rows: int, memory_limit: str,
-                    spill_root: str, out) -> None:  # fmt: skip
-    with duckdb_limits(memory_limit, Path(spill_root)) as duck:
-        expected = expected_aggregates(Path(source), duck=duck)
-        run = {"rows": rows, "variant": {"name": "bench"}, "dataset": {"name": "bench"}}
-        result = validate_run(run, Path(source), expected, actual, Path(export), duck=duck)
+def _validate_child(source: str, export: str, actual: dict, variant: dict, rows: int,
+                    memory_limit: str, spill_root: str, out) -> None:  # fmt: skip
+    with duckdb_limits(memory_limit, Path(spill_root)) as limits:
+        expected = expected_aggregates(Path(source), limits=limits)
+        run = {"schema_version": SCHEMA_VERSION, "dataset": {"name": Path(source).stem,
+               "rows": rows}, "variant": variant, "rows": rows, "repeats": []}  # fmt: skip
+        result = validate_run(run, Path(source), expected, actual, Path(export), limits=limits)
     out.put(result["passed"])
 
 
-def measure_validation(qdb, path: Path, rows: int, validation: dict, tmp: Path) -> dict:
-    """Export the table in pieces, then validate it in a child process: its peak RSS."""
+def measure_validation(
+    qdb, path: Path, variant: dict, rows: int, validation: dict, tmp: Path
+) -> dict:
+    """Export the table (`variant` ingested it last) in pieces, then validate it in a child
+    process: its peak RSS."""
     export = tmp / "export"
     export_table(qdb, TABLE, export, piece_rows=validation["export_piece_rows"])
     actual = questdb_aggregates(qdb, TABLE)
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
-    child = ctx.Process(target=_validate_child, args=(str(path), str(export), actual, rows,
-                        validation["memory_limit"], str(tmp / "spill"), out))  # fmt: skip
+    child = ctx.Process(target=_validate_child, args=(str(path), str(export), actual, variant,
+                        rows, validation["memory_limit"], str(tmp / "spill"), out))  # fmt: skip
     child.start()
-    with TreeRss(None, root_pid=child.pid) as rss:
+    with PeakRss(root_pid=child.pid, interval_s=0.05) as rss:
         child.join()
     passed = out.get(timeout=10) if child.exitcode == 0 else False
     return {"rows": rows, "variant": "validation", "mode": f"duckdb {validation['memory_limit']}",
-            "client_rss_mib": round(rss.peak / MIB, 1), "passed": passed}  # fmt: skip
+            "client_rss_mib": round(rss.client / MIB, 1), "passed": passed}  # fmt: skip
 
 
 def print_table(results: list[dict]) -> None:
@@ -197,26 +154,27 @@ def main() -> None:
                 names = list(args.variants)
                 if params.rows <= args.whole_file_max_rows:
                     names += [f"{n}-call" for n in args.variants]
+                last = None  # the variant whose table is validated: the last one measured
                 for name in names:
                     print(f"{params.rows:,} rows: {name}", flush=True)
                     row = measure(qdb, path, name, params.rows, version)
                     if row:
                         results.append(row)
+                        last = parse_variant_name(name).to_dict()
+                if last is None:
+                    continue
                 with tempfile.TemporaryDirectory(dir=args.out.parent) as tmp:
                     print(f"{params.rows:,} rows: validation", flush=True)
-                    results.append(
-                        measure_validation(qdb, path, params.rows, config["validation"], Path(tmp))
-                    )
+                    results.append(measure_validation(qdb, path, last, params.rows,
+                                                      config["validation"], Path(tmp)))  # fmt: skip
     except UserError as exc:
         raise SystemExit(f"ERROR: {exc}") from None
     print()
     print_table(results)
-    tmp_out = args.out.with_name(f".{args.out.name}.tmp")
-    with open(tmp_out, "w", newline="") as fh:
+    with atomic_path(args.out) as tmp_out, open(tmp_out, "w", newline="") as fh:
         writer = csv.DictWriter(fh, COLUMNS)
         writer.writeheader()
         writer.writerows(results)
-    tmp_out.replace(args.out)
     print(f"\nwrote {args.out}")
 
 

@@ -12,10 +12,9 @@ must cover (`warmup_rows` in the config).
 
 from __future__ import annotations
 
-import argparse
 import time
 
-from _bench import TABLE, dataset_and_server
+from _bench import TABLE, bench_parser, dataset_and_server
 from bench_ceiling import serialized_buffers
 from questdb import Sender
 
@@ -23,9 +22,7 @@ from ingestbench.table import recreate_table, wait_visible
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--scale", type=int, default=4000)
-    parser.add_argument("--epochs", type=int, default=250)
+    parser = bench_parser(__doc__)
     parser.add_argument("--block", type=int, default=100_000, help="rows per flush")
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()

@@ -5,9 +5,8 @@ from pathlib import Path
 
 from ingestbench.charts import chart_paths
 from ingestbench.disk import check_needs, workflow_needs
-from ingestbench.tsbs import FORMATS as DATASET_FORMATS
 from ingestbench.tsbs import DatasetParams
-from ingestbench.variants import parse_variant_name, variants_by_dataset
+from ingestbench.variants import FORMATS, parse_variant_name, variants_by_dataset
 
 DATASET_CONFIGS = {DatasetParams.from_config(d).name: d for d in config["datasets"]}
 LABEL_TO_DATASET = {d["label"]: name for name, d in DATASET_CONFIGS.items()}
@@ -23,10 +22,11 @@ def dataset_config(name):
 
 def dataset_formats(name):
     """Files the dataset is generated as: Parquet always (validation reads it), and the formats
-    its variants read. The ILP text is big (~490 B/row), so only for datasets that send it.
+    its variants read. The ILP text is big (disk.FILE_BYTES_PER_ROW), so only for datasets that
+    send it.
     """
     needed = {"parquet"} | {v.format for v in VARIANTS.get(name, [])}
-    return [fmt for fmt in DATASET_FORMATS if fmt in needed]
+    return [fmt for fmt in FORMATS if fmt in needed]
 
 
 def variant_config(name):

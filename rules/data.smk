@@ -1,6 +1,6 @@
 # Data stage: each seeded TSBS cpu-only dataset, as Parquet plus the formats its variants read
 # (dataset_formats), and its manifest. One rule per dataset, because a rule's outputs cannot
-# depend on a wildcard's value and the ILP text (~490 B/row) must exist only where it is sent.
+# depend on a wildcard's value and the big ILP text must exist only where it is sent.
 
 for _name in DATASET_CONFIGS:
 

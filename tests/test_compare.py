@@ -9,6 +9,7 @@ import pytest
 
 from ingestbench.cli import EXIT_USER_ERROR, main
 from ingestbench.compare import CompareError, compare, verdict, write_compare
+from ingestbench.variants import parse_variant_name
 
 DATASET = "cpu-s10-e10-seed1"
 
@@ -18,8 +19,9 @@ def _run_file(root: Path, variant: str, e2e: list[float], send: list[float], row
     path.parent.mkdir(parents=True, exist_ok=True)
     repeats = [{"repeat": i, "cold": False, "end_to_end": e, "phases": {"send": s}}
                for i, (e, s) in enumerate(zip(e2e, send, strict=True))]  # fmt: skip
-    doc = {"schema_version": 2, "dataset": {"name": DATASET}, "variant": {"name": variant},
-           "rows": rows, "warmup": {"rows": 300, "seconds": 0.1}, "repeats": repeats}  # fmt: skip
+    doc = {"schema_version": 2, "dataset": {"name": DATASET, "rows": 1000},
+           "variant": parse_variant_name(variant).to_dict(), "rows": rows,
+           "warmup": {"rows": 300, "seconds": 0.1}, "repeats": repeats}  # fmt: skip
     path.write_text(json.dumps(doc))
 
 
@@ -98,5 +100,5 @@ def test_a_folder_that_is_not_a_results_folder_is_one_sentence(folders, tmp_path
 def test_a_broken_run_file_is_one_sentence(folders):
     a, b = folders
     (a / "runs" / DATASET / "pandas-dataframe-parquet-http.json").write_text("{not json")
-    with pytest.raises(CompareError, match="cannot read the run file .*; delete it and rerun"):
+    with pytest.raises(CompareError, match="run file .* is not valid JSON .*; delete it and rerun"):
         compare(a, b)

@@ -11,9 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ingestbench import ilp_file
-from ingestbench.ilp_file import IlpFileError, line_blocks
-from ingestbench.methods import Job
+from ingestbench.methods import Job, ilp_file
+from ingestbench.methods.ilp_file import IlpFileError, line_blocks
 from ingestbench.runner import run_variant
 from ingestbench.server import QuestDB
 from ingestbench.table import FIELDS, TAGS
@@ -135,10 +134,7 @@ def test_ilp_file_lands_every_row(questdb, dataset, tmp_path, monkeypatch, trans
     rows = dataset["params"].rows
     job = Job(questdb, table, variant, dataset["ilp"], rows, 2)
     doc = run_variant(
-        job,
-        {"name": dataset["params"].name, "rows": dataset["params"].rows},
-        dataset["params"].field_type,
-        2,
+        job, {"name": dataset["params"].name, "rows": rows}, dataset["params"].field_type, 2
     )
     assert doc["ilp_bytes"] == dataset["ilp"].stat().st_size
     assert doc["ilp_protocol_version"] == 1  # text lines

@@ -188,13 +188,18 @@ def test_the_server_dying_mid_send_is_one_sentence(questdb_jar, tiny_dataset, tm
     assert "QuestDB" in str(err.value)
 
 
+def _our_java() -> set[int]:
+    """Java processes this test session started (the machine may run other people's servers)."""
+    return {p.pid for p in psutil.Process().children(recursive=True) if p.name() == "java"}
+
+
 def test_external_mode_uses_the_running_server_and_starts_none(questdb, tiny_dataset, tmp_path):
     config = _config(
         questdb={"mode": "external", "host": questdb.host, "http_port": questdb.http_port,
                  "ilp_port": questdb.ilp_port, "copy_root": str(questdb.copy_root)},
         table="t_external",
     )  # fmt: skip
-    java_before = {p.pid for p in psutil.process_iter(["name"]) if p.info["name"] == "java"}
+    java_before = _our_java()
     for name in ("polars-dataframe-csv-tcp", "none-server_parquet-parquet-http"):
         files = _files(tiny_dataset, tmp_path, name.split("-")[2])
         run = ingest_job(config, parse_variant_name(name), files)
@@ -202,5 +207,5 @@ def test_external_mode_uses_the_running_server_and_starts_none(questdb, tiny_dat
         assert all(r.server_cpu_s is None for r in run.repeats)
         assert all(r.server_rss_bytes is None for r in run.repeats)
         assert questdb.scalar("SELECT count() FROM t_external") == 2000
-    java_after = {p.pid for p in psutil.process_iter(["name"]) if p.info["name"] == "java"}
+    java_after = _our_java()
     assert java_after <= java_before

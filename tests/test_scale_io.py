@@ -16,6 +16,7 @@ from conftest import STARTUP_S
 
 from ingestbench import disk
 from ingestbench.methods import Job
+from ingestbench.records import SCHEMA_VERSION
 from ingestbench.runner import run_repeat
 from ingestbench.server import embedded_server
 from ingestbench.server_files import placed_in
@@ -121,6 +122,12 @@ def test_a_placed_file_across_file_systems_is_copied_and_says_so(tmp_path, caplo
         shutil.rmtree(tempfile_dir, ignore_errors=True)
 
 
+def _run_document(variant, rows: int) -> dict:
+    """A run document as the ingest job writes it, without repeats (validation reads no more)."""
+    return {"schema_version": SCHEMA_VERSION, "dataset": {"name": "tiny", "rows": rows},
+            "variant": variant.to_dict(), "rows": rows, "repeats": []}  # fmt: skip
+
+
 def _ingest_and_validate(qdb, tiny_dataset, name, table, tmp_path, piece_rows=None):
     variant = parse_variant_name(name)
     rows = tiny_dataset["manifest"]["rows"]
@@ -129,8 +136,7 @@ def _ingest_and_validate(qdb, tiny_dataset, name, table, tmp_path, piece_rows=No
     wait_visible(qdb, table, rows)
     export = tmp_path / f"{table}-export"
     export_table(qdb, table, export, piece_rows=piece_rows)
-    run = {"schema_version": 2, "rows": rows, "variant": variant.to_dict(),
-           "dataset": {"name": "tiny", "rows": rows}, "repeats": []}  # fmt: skip
+    run = _run_document(variant, rows)
     expected = expected_aggregates(tiny_dataset["parquet"])
     result = validate_run(run, tiny_dataset["parquet"], expected, questdb_aggregates(qdb, table),
                           export)  # fmt: skip
@@ -166,9 +172,7 @@ def test_a_damaged_table_fails_the_row_check_through_the_pieces(questdb, tiny_da
     questdb.sql("SELECT wait_wal_table('t_dmg')")
     export = tmp_path / "dmg-export"
     export_table(questdb, "t_dmg", export, piece_rows=500)
-    run = {"schema_version": 2, "rows": 2000, "repeats": [],
-           "dataset": {"name": "tiny", "rows": 2000},
-           "variant": parse_variant_name("pandas-dataframe-parquet-http").to_dict()}  # fmt: skip
+    run = _run_document(parse_variant_name("pandas-dataframe-parquet-http"), 2000)
     expected = expected_aggregates(tiny_dataset["parquet"])
     actual = questdb_aggregates(questdb, "t_dmg")
     result = validate_run(run, tiny_dataset["parquet"], expected, actual, export)
@@ -181,9 +185,7 @@ def test_validation_runs_under_a_memory_limit_and_cleans_its_spill(questdb, tiny
     _, export = _ingest_and_validate(questdb, tiny_dataset, "polars-dataframe-csv-tcp", "t_mem",
                                      tmp_path, piece_rows=700)  # fmt: skip
     files = {k: tmp_path / f"{k}.json" for k in ("run", "actual", "expected")}
-    run = {"schema_version": 2, "rows": 2000, "repeats": [],
-           "dataset": {"name": "tiny", "rows": 2000},
-           "variant": parse_variant_name("polars-dataframe-parquet-http").to_dict()}  # fmt: skip
+    run = _run_document(parse_variant_name("polars-dataframe-csv-tcp"), 2000)
     files["run"].write_text(json.dumps(run))
     files["actual"].write_text(json.dumps({"aggregates": questdb_aggregates(questdb, "t_mem")}))
     files["expected"].write_text(

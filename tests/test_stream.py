@@ -35,7 +35,7 @@ STREAMED = [
         enumerate(itertools.product(("pandas", "polars"), ("parquet", "csv"))), CLIENT_METHODS
     )
     for transport in [("http", "tcp")[(i + CLIENT_METHODS.index(method)) % 2]]
-    if not (lib == "polars" and method in PANDAS_ONLY_METHODS)
+    if lib == "pandas" or method not in PANDAS_ONLY_METHODS
 ]
 
 

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import ingestbench
+from ingestbench.errors import UserError
 from ingestbench.tsbs import (
     FIELDS,
     REGIONS,
@@ -403,7 +404,7 @@ def test_failure_mid_write_keeps_the_old_files_and_removes_temporaries(tmp_path,
             raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(writers.CsvWriter, "write", failing_write)
-    with pytest.raises(GeneratorError) as info:
+    with pytest.raises(UserError) as info:  # the atomic writer names the full disk
         generate(params, tmp_path, progress=False, chunk_rows=40)
     assert "No space left on device" in str(info.value)
     assert one_sentence(str(info.value))

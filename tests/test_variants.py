@@ -12,7 +12,6 @@ from ingestbench.variants import (
     DEFAULT_CHUNK_ROWS,
     FILE_METHODS,
     FORMATS,
-    METHOD_NAMES,
     SERVER_METHODS,
     TRANSPORTS,
     Variant,
@@ -119,21 +118,27 @@ def test_the_out_of_order_dataset_runs_dataframe_and_threads():
 def test_every_method_of_the_matrix_has_one_registered_class_and_no_more():
     from ingestbench.methods import METHODS, Method
 
-    assert set(METHODS) == set(METHOD_NAMES)
+    assert set(METHODS) == set(CLIENT_METHODS) | set(SERVER_METHODS) | set(FILE_METHODS)
     assert all(issubclass(cls, Method) for cls in METHODS.values())
 
 
 def test_the_schema_offers_exactly_the_matrix():
     schema = yaml.safe_load((REPO / "schemas" / "config.schema.yaml").read_text())
-    assert set(schema["$defs"]["method"]["enum"]) == set(METHOD_NAMES)
+    assert set(schema["$defs"]["method"]["enum"]) == {
+        *CLIENT_METHODS,
+        *SERVER_METHODS,
+        *FILE_METHODS,
+    }
     assert set(schema["$defs"]["format"]["enum"]) == set(FORMATS)
     assert set(schema["$defs"]["transport"]["enum"]) == set(TRANSPORTS)
 
 
-def test_every_format_of_the_matrix_has_a_writer():
+def test_every_format_of_the_matrix_has_a_writer_and_a_size_per_row_and_no_more():
+    from ingestbench.disk import FILE_BYTES_PER_ROW
     from ingestbench.tsbs import WRITERS
 
-    assert set(FORMATS) <= set(WRITERS)
+    assert tuple(WRITERS) == FORMATS
+    assert set(FORMATS) == set(FILE_BYTES_PER_ROW)
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,8 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from ingestbench.variants import FORMATS
+
 EXIT_USER_ERROR = 2
 
 
@@ -54,7 +56,7 @@ def add_generate_parser(subparsers: argparse._SubParsersAction) -> argparse.Argu
     )
     parser.add_argument(
         "--format",
-        choices=("parquet", "csv", "ilp", "both"),
+        choices=(*FORMATS, "both"),
         nargs="+",
         default=["both"],
         help="files to write: parquet, csv, ilp (TSBS's ILP text), both = parquet and csv "
@@ -70,7 +72,7 @@ def run_generate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ingestbench.disk import Need, check_needs, files_bytes
-    from ingestbench.tsbs import DatasetParams, generate
+    from ingestbench.tsbs import BOTH, DatasetParams, generate
 
     entry = {
         "scale": args.scale,
@@ -82,7 +84,7 @@ def run_generate(args: argparse.Namespace) -> int:
     }
     entry["rows" if args.rows is not None else "epochs"] = args.rows or args.epochs
     params = DatasetParams.from_config(entry)
-    formats = [f for arg in args.format for f in (("parquet", "csv") if arg == "both" else [arg])]
+    formats = [f for arg in args.format for f in (BOTH if arg == "both" else [arg])]
     missing = [f for f in formats if not (Path(args.out) / f"{params.name}.{f}").exists()]
     check_needs([Need(Path(args.out), files_bytes(params.rows, missing), "the dataset files")])
     generate(params, args.out, formats=formats, progress=not args.no_progress)

@@ -9,13 +9,13 @@ the cold first repeat is part of the range (which then tends to say "within nois
 
 from __future__ import annotations
 
-import json
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import UserError
 from .files import write_text_atomic
+from .records import RecordError, read_run
 
 FASTER, SLOWER, NOISE = "faster", "slower", "within noise"
 
@@ -34,16 +34,11 @@ class Rates:
 
 def _rates(path: Path) -> Rates:
     try:
-        run = json.loads(path.read_text())
-        rows = run["rows"]
-        repeats = run["repeats"]
-        e2e = tuple(rows / r["end_to_end"] for r in repeats if r.get("end_to_end"))
-        send = tuple(rows / r["phases"]["send"] for r in repeats if r["phases"].get("send"))
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise CompareError(
-            f"cannot read the run file {path} ({type(exc).__name__}: {exc}); delete it and rerun "
-            f"its ingest rule, or compare another folder."
-        ) from None
+        run = read_run(path)
+    except RecordError as exc:
+        raise CompareError(str(exc)) from None
+    e2e = tuple(run.rows / r.end_to_end for r in run.repeats if r.end_to_end)
+    send = tuple(run.rows / r.phases["send"] for r in run.repeats if r.phases.get("send"))
     return Rates(e2e, send)
 
 

@@ -11,10 +11,11 @@ from typing import Any
 import psutil
 from tqdm import tqdm
 
-from .methods import METHODS, PHASES, Clock, Job
+from .methods import METHODS, Job
 from .readers import import_libraries
 from .records import SCHEMA_VERSION
 from .table import recreate_table, wait_visible
+from .timing import PHASES, Clock
 from .warmup import warm_up
 
 log = logging.getLogger(__name__)
@@ -30,19 +31,26 @@ def _rss(proc: psutil.Process) -> int:
 class PeakRss:
     """Samples peak resident memory of the client and, apart, of the embedded server.
 
-    The client is this process and its children (process workers), without the server
-    (`server_pid`, a child of this process when embedded) and its descendants.
+    The client is the process `root_pid` (default: this one) and its descendants (process
+    workers), without the server (`server_pid`, a child of this process when embedded) and its
+    descendants.
     """
 
-    def __init__(self, server_pid: int | None = None, interval_s: float = 0.02):
-        self.interval_s, self.server_pid = interval_s, server_pid
+    def __init__(
+        self, server_pid: int | None = None, interval_s: float = 0.02, root_pid: int | None = None
+    ):
+        self.interval_s, self.server_pid, self.root_pid = interval_s, server_pid, root_pid
         self.client = 0
         self.server: int | None = None if server_pid is None else 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _sample(self) -> None:
-        me = psutil.Process()
+        try:
+            root = psutil.Process(self.root_pid)
+            descendants = root.children(recursive=True)
+        except psutil.Error:  # the root has exited: its peak stands
+            return
         server_tree: list[psutil.Process] = []
         if self.server_pid is not None:
             with contextlib.suppress(psutil.Error):
@@ -50,9 +58,7 @@ class PeakRss:
                 server_tree = [server, *server.children(recursive=True)]
             self.server = max(self.server or 0, sum(_rss(p) for p in server_tree))
         left_out = {p.pid for p in server_tree}
-        client = _rss(me) + sum(
-            _rss(child) for child in me.children(recursive=True) if child.pid not in left_out
-        )
+        client = _rss(root) + sum(_rss(p) for p in descendants if p.pid not in left_out)
         self.client = max(self.client, client)
 
     def _run(self) -> None:

@@ -23,9 +23,10 @@ from typing import Any
 
 from questdb import Sender
 
-from .methods import METHODS, Clock, Job, client_errors, dataframe_into
+from .methods import METHODS, Job, client_errors, dataframe_into
 from .readers import read_frame, to_pandas
 from .table import recreate_table, wait_visible
+from .timing import Clock
 from .variants import Variant
 
 log = logging.getLogger(__name__)

@@ -54,16 +54,16 @@ from .params import (
     format_timestamp,
     parse_duration,
 )
-from .writers import FORMATS, PARQUET_COMPRESSION, WRITERS, Writer, arrow_schema, column_schema
+from .writers import BOTH, PARQUET_COMPRESSION, WRITERS, Writer, arrow_schema, column_schema
 
 __all__ = [
+    "BOTH",
     "COLUMNS",
     "DEFAULT_CHUNK_ROWS",
     "DEFAULT_INTERVAL_S",
     "DEFAULT_START",
     "FIELDS",
     "FIELD_TYPES",
-    "FORMATS",
     "GENERATOR_VERSION",
     "MANIFEST_SCHEMA_VERSION",
     "PARQUET_COMPRESSION",

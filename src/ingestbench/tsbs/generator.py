@@ -14,7 +14,7 @@ from ..files import atomic_paths
 from .hosts import DEFAULT_CHUNK_ROWS, iter_rows, shuffle_within_lag
 from .manifest import file_entry, manifest
 from .params import DatasetParams, GeneratorError, positive_int
-from .writers import BOTH, FORMATS, WRITERS, Writer
+from .writers import BOTH, WRITERS, Writer
 
 log = logging.getLogger(__name__)
 
@@ -23,11 +23,11 @@ def _normalise_formats(formats: Sequence[str] | str) -> tuple[str, ...]:
     if isinstance(formats, str):
         formats = BOTH if formats == "both" else (formats,)
     chosen = tuple(dict.fromkeys(formats))
-    bad = [f for f in chosen if f not in FORMATS]
+    bad = [f for f in chosen if f not in WRITERS]
     if bad or not chosen:
         raise GeneratorError(
             f"unknown output format {bad[0] if bad else 'none'!r}: "
-            f"choose {', '.join(FORMATS)} or both (--format)."
+            f"choose {', '.join(WRITERS)} or both (--format)."
         )
     return chosen
 

@@ -192,8 +192,9 @@ class CsvWriter(Writer):
 
 from .ilp import IlpWriter  # noqa: E402 (it subclasses Writer, defined above)
 
-#: Format name -> its writer, in the order the files are written.
+#: Format name -> its writer, in the order the files are written; the names are
+#: ingestbench.variants.FORMATS (a test checks the two agree).
 WRITERS: dict[str, type[Writer]] = {"parquet": ParquetWriter, "csv": CsvWriter, "ilp": IlpWriter}
-FORMATS: tuple[str, ...] = tuple(WRITERS)
-#: What `--format both` means: the two dataframe formats (the ILP text is big, ~490 B/row).
+#: What `--format both` means: the two dataframe formats (the ILP text is big, see
+#: ingestbench.disk.FILE_BYTES_PER_ROW).
 BOTH: tuple[str, ...] = ("parquet", "csv")

@@ -51,6 +51,15 @@ def unwrap(aggregates: dict[str, Any]) -> dict[str, Any]:
     return aggregates.get("aggregates", aggregates)
 
 
+def _field_aggregates(values, integer: dict[str, bool]) -> dict[str, dict[str, Any]]:
+    """{field: type, sum, min, max} from one row of (sum, min, max) per field, in FIELDS order."""
+    return {
+        f: {"type": "long" if integer[f] else "double", "sum": number(values[3 * i]),
+            "min": number(values[3 * i + 1]), "max": number(values[3 * i + 2])}
+        for i, f in enumerate(FIELDS)
+    }  # fmt: skip
+
+
 def expected_aggregates(
     parquet: Path, limit: int | None = None, limits: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -83,12 +92,7 @@ def expected_aggregates(
         total = f"sum({f})" if is_integer_type(types[f]) else f"fsum({f})"  # fsum: Kahan
         exprs += [total, f"min({f})", f"max({f})"]
     values = con.execute(f"SELECT {', '.join(exprs)} FROM src").fetchone()
-    agg["fields"] = {
-        f: {"type": "long" if is_integer_type(types[f]) else "double",
-            "sum": number(values[3 * i]), "min": number(values[3 * i + 1]),
-            "max": number(values[3 * i + 2])}
-        for i, f in enumerate(FIELDS)
-    }  # fmt: skip
+    agg["fields"] = _field_aggregates(values, {f: is_integer_type(types[f]) for f in FIELDS})
     agg["tags"] = {}
     for t in TAGS:
         distinct = con.execute(f"SELECT DISTINCT {t}::VARCHAR FROM src").fetchall()
@@ -112,17 +116,12 @@ def questdb_aggregates(qdb: QuestDB, table: str) -> dict[str, Any]:
     hosts = qdb.rows(f"SELECT hostname, count() FROM {t} GROUP BY hostname")
     agg["rows_per_host"] = {h: int(n) for h, n in sorted(hosts, key=lambda r: (r[0] is None, r[0]))}
     agg["first_ts"], agg["last_ts"] = iso_us(first), iso_us(last)
+    integer = {f: is_integer_type(types.get(f, "DOUBLE")) for f in FIELDS}
     exprs = []
     for f in FIELDS:
-        integer = is_integer_type(types.get(f, "DOUBLE"))
-        exprs += [f"sum({f})" if integer else f"ksum({f})", f"min({f})", f"max({f})"]
+        exprs += [f"sum({f})" if integer[f] else f"ksum({f})", f"min({f})", f"max({f})"]
     values = qdb.rows(f"SELECT {', '.join(exprs)} FROM {t}")[0]
-    agg["fields"] = {
-        f: {"type": "long" if is_integer_type(types.get(f, "DOUBLE")) else "double",
-            "sum": number(values[3 * i]), "min": number(values[3 * i + 1]),
-            "max": number(values[3 * i + 2])}
-        for i, f in enumerate(FIELDS)
-    }  # fmt: skip
+    agg["fields"] = _field_aggregates(values, integer)
     agg["tags"] = {}
     for tag in TAGS:
         distinct = qdb.rows(f"SELECT DISTINCT {tag} FROM {t}")

@@ -28,13 +28,12 @@ import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .errors import UserError
-from .readers import InputError
-
-if TYPE_CHECKING:
-    from .methods import Clock, Job
+from ..errors import UserError
+from ..readers import InputError
+from ..timing import Clock
+from .base import Job, Method
 
 #: Bytes per block. TCP streams, so small blocks cost nothing; over HTTP every POST is a
 #: transaction, and 2 MiB POSTs (~4k rows) ran at half the rate of 32 MiB ones here.
@@ -158,8 +157,8 @@ def _as_user_error(job: Job, where: str, exc: BaseException) -> UserError:
     )
 
 
-class IlpFile:
-    """The runner's method interface (`send_pass`, `timed_serialize`) for an ILP text file."""
+class IlpFile(Method):
+    """The file's bytes as they are: only `send_pass` and `timed_serialize` of `Method` apply."""
 
     protocol_version = 1  # text lines, doubles as decimals: what ILP version 1 sends
 

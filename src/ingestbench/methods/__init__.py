@@ -1,0 +1,39 @@
+"""The ways to ingest: each method runs one repeat's timed phases against a real server.
+
+`METHODS` below is the one registry. Adding a method: one subclass of `Method` (base.py) in the
+module of its kind, its entry here, and its name in ingestbench.variants (which decides the
+matrix without importing this package; a test checks the two agree).
+"""
+
+from __future__ import annotations
+
+from ..timing import Clock
+from .base import Job, Method, SendError, client_errors, dataframe_into, read_whole
+from .frames import Batches, Dataframe
+from .ilp_file import IlpFile
+from .loops import Iterrows, Rows
+from .parallel import Processes, Threads
+from .server_side import ServerCsv, ServerParquet
+
+METHODS: dict[str, type[Method]] = {
+    "rows": Rows,
+    "iterrows": Iterrows,
+    "dataframe": Dataframe,
+    "batches": Batches,
+    "threads": Threads,
+    "processes": Processes,
+    "server_csv": ServerCsv,
+    "server_parquet": ServerParquet,
+    "ilp_file": IlpFile,
+}
+
+__all__ = [
+    "METHODS",
+    "Clock",
+    "Job",
+    "Method",
+    "SendError",
+    "client_errors",
+    "dataframe_into",
+    "read_whole",
+]

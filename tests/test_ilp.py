@@ -145,6 +145,18 @@ def test_ilp_file_lands_every_row(questdb, dataset, tmp_path, monkeypatch, trans
     assert result["passed"], result["failed_checks"]
 
 
+def test_ilp_file_warms_up_from_the_datasets_parquet(questdb, dataset, tmp_path):
+    variant = parse_variant_name("none-ilp_file-ilp-tcp-w2")
+    rows = dataset["params"].rows
+    job = Job(questdb, "cpu", variant, dataset["ilp"], rows, 2)
+    doc = run_variant(job, {"name": dataset["params"].name, "rows": rows},
+                      dataset["params"].field_type, 1, warmup_rows=500)  # fmt: skip
+    assert doc["warmup"]["rows"] == 500 and doc["warmup"]["method"] == "dataframe"
+    assert [r["cold"] for r in doc["repeats"]] == [False]
+    result = _validated(questdb, "cpu", dataset, doc, tmp_path)
+    assert result["passed"], result["failed_checks"]
+
+
 def test_http_reports_the_servers_sentence(questdb, dataset):
     job = Job(questdb, "cpu", parse_variant_name("none-ilp_file-ilp-http-w2"),
               dataset["ilp"], dataset["params"].rows, 2)  # fmt: skip

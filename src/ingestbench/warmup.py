@@ -10,8 +10,9 @@ Which ingestion warms up:
 - the variant's own method (dataframe, batches, threads, processes) on the first `rows` rows:
   cheap, and it warms the very code paths (one or several connections) the repeats use;
 - one `dataframe()` call of the first `rows` rows over the variant's transport for the row loops
-  (rows, iterrows: their Python loop would take longer than the repeats it warms up for) and the
-  server-side methods (they cannot ingest a prefix of the file).
+  (rows, iterrows: their Python loop would take longer than the repeats it warms up for), the
+  server-side methods (they cannot ingest a prefix of the file) and `ilp_file` (from the
+  dataset's Parquet).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from .variants import Variant
 
 log = logging.getLogger(__name__)
 OWN_METHOD_WARMS_UP = ("dataframe", "batches", "threads", "processes")
+DATAFRAME_FORMATS = ("parquet", "csv")  # what pandas reads; the ILP text is not among them
 
 
 def warmup_method(variant: Variant) -> str:
@@ -59,8 +61,11 @@ def warm_up(job: Job, field_type: str, rows: int, dataset_rows: int) -> dict[str
     if method == job.variant.method:
         warm_job = dataclasses.replace(job, rows=rows)
     else:  # the row loops and server methods: dataframe() over the same transport
-        variant = Variant("pandas", "dataframe", job.variant.format, job.variant.transport)
-        warm_job = dataclasses.replace(job, variant=variant, rows=rows)
+        path, fmt = job.path, job.variant.format
+        if fmt not in DATAFRAME_FORMATS:  # the ILP text: from the Parquet every dataset has
+            path, fmt = path.with_suffix(".parquet"), "parquet"
+        variant = Variant("pandas", "dataframe", fmt, job.variant.transport)
+        warm_job = dataclasses.replace(job, variant=variant, path=path, rows=rows)
     recreate_table(job.qdb, job.table, field_type)
     t0 = time.perf_counter()
     if method == job.variant.method:

@@ -19,14 +19,16 @@ def died(procs: list) -> list:
 
 
 @contextlib.contextmanager
-def watched(procs: list, barrier, interval_s: float = 0.2) -> Iterator[None]:
-    """Break `barrier` as soon as a worker dies; on the way out, end every worker still alive."""
+def watched(procs: list, barrier=None, interval_s: float = 0.2) -> Iterator[None]:
+    """Break `barrier` (if any) as soon as a worker dies; on the way out, end every worker still
+    alive."""
     done = threading.Event()
 
     def watch() -> None:
         while not done.wait(interval_s):
             if died(procs):
-                barrier.abort()
+                if barrier is not None:
+                    barrier.abort()
                 return
 
     watcher = threading.Thread(target=watch, name="worker-watch", daemon=True)
@@ -35,7 +37,7 @@ def watched(procs: list, barrier, interval_s: float = 0.2) -> Iterator[None]:
         yield
     finally:
         done.set()
-        watcher.join()
+        watcher.join(1.0)  # a daemon: never wait on a barrier lock a killed worker left held
         for p in procs:
             if p.is_alive():
                 p.terminate()
@@ -60,3 +62,22 @@ def collect(procs: list, results, timeout_s: float, interval_s: float = 0.2) -> 
             if waited >= timeout_s:
                 return None
     return outcomes
+
+
+def gather(
+    procs: list, results, messages: list, done, timeout_s: float, interval_s: float = 0.2
+) -> bool:
+    """Append messages from `results` to `messages` until `done(messages)`; False as soon as a
+    worker died without reporting (or after `timeout_s`). No lock is shared with the workers: a
+    worker killed at any point cannot leave the parent waiting."""
+    waited = 0.0
+    while not done(messages):
+        try:
+            messages.append(results.get(timeout=interval_s))
+        except queue.Empty:
+            if died(procs):
+                return False
+            waited += interval_s
+            if waited >= timeout_s:
+                return False
+    return True

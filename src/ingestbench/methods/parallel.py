@@ -17,7 +17,7 @@ from questdb import Sender
 
 from ..readers import import_libraries, read_frame, to_pandas
 from ..timing import Clock
-from ..workers import collect, watched
+from ..workers import collect, gather, watched
 from .base import (
     STREAMED,
     Busy,
@@ -118,14 +118,15 @@ def process_worker(job: Job, offset: int, length: int, barrier, results) -> None
         results.put(("error", f"{type(exc).__name__}: {exc}", None, None))
 
 
-def stream_worker(job: Job, chunks, barrier, results) -> None:
-    """One process: connect, then send the chunks the parent queues until None; report the CPU
-    and the busy seconds of sending."""
+def stream_worker(job: Job, chunks, results) -> None:
+    """One process: connect and say so, then send the chunks the parent queues until None;
+    report the CPU and the busy seconds of sending. Messages, not a barrier: a barrier's shared
+    lock can be left held by a worker killed inside it, and then nobody gets through."""
     try:
         import_libraries(job.variant.library)  # before the clock starts, as in the parent
         with Sender.from_conf(job.conf()) as sender:
             cpu0, busy = cpu_seconds(), 0.0
-            barrier.wait()  # all connected: the clock starts
+            results.put(("ready", None, None, None))  # the parent starts the clock on all
             while (chunk := chunks.get()) is not None:
                 t0 = time.perf_counter()
                 dataframe_into(sender, chunk, job)
@@ -135,8 +136,7 @@ def stream_worker(job: Job, chunks, barrier, results) -> None:
             busy += time.perf_counter() - t0
             cpu1 = cpu_seconds()
         results.put(("ok", cpu1 - cpu0, busy, None))
-    except BaseException as exc:  # report, and let the parent through the barrier
-        barrier.abort()
+    except BaseException as exc:  # report; the parent stops waiting for this worker
         results.put(("error", f"{type(exc).__name__}: {exc}", None, None))
 
 
@@ -154,9 +154,9 @@ class Processes(Method):
         ctx = mp.get_context("spawn")  # fork is unsafe with pyarrow/polars thread pools
         n = job.variant.workers
         queue_ = ctx.Queue(maxsize=n)  # chunks in flight: bounded, so memory is too
-        barrier, results = ctx.Barrier(n + 1, timeout=600), ctx.Queue()
+        results = ctx.Queue()
         procs = [
-            ctx.Process(target=stream_worker, args=(job, queue_, barrier, results), daemon=True)
+            ctx.Process(target=stream_worker, args=(job, queue_, results), daemon=True)
             for _ in range(n)
         ]
         for p in procs:
@@ -170,20 +170,34 @@ class Processes(Method):
                     if any(p.exitcode is not None for p in procs):
                         raise _WorkerGone from None
 
+        def all_ready(messages) -> bool:
+            kinds = [m[0] for m in messages]
+            return kinds.count("ready") == n or "error" in kinds
+
+        def all_done(messages) -> bool:
+            return sum(m[0] != "ready" for m in messages) == n
+
+        messages: list[tuple] = []
         try:
-            with watched(procs, barrier):
-                try:
-                    barrier.wait()  # all workers started, imported and connected
-                    clock.start_wall()  # the file opens now
+            with watched(procs):
+                started = gather(procs, results, messages, all_ready, timeout_s=600)
+                if started and "error" not in [m[0] for m in messages]:
+                    clock.start_wall()  # all workers connected: the file opens now
                     clock.current = "send"
-                    with stream_chunks(job, clock, to_pandas) as chunks:
-                        for chunk in chunks:
-                            put(chunk)
-                    for _ in procs:
-                        put(None)
-                except (threading.BrokenBarrierError, _WorkerGone):
-                    pass  # a worker failed or died; its message follows
-                outcomes = self._outcomes(job, procs, results)
+                    try:
+                        with stream_chunks(job, clock, to_pandas) as chunks:
+                            for chunk in chunks:
+                                put(chunk)
+                        for _ in procs:
+                            put(None)
+                    except _WorkerGone:
+                        pass  # a worker failed or died; its message follows
+                else:
+                    for _ in procs:  # a worker failed to start: let the others end
+                        with contextlib.suppress(queue.Full):
+                            queue_.put_nowait(None)
+                gather(procs, results, messages, all_done, timeout_s=600)
+                outcomes = self._outcomes(job, procs, [m for m in messages if m[0] != "ready"])
             clock.add("send", sum(o[2] for o in outcomes))
             clock.restart()  # visible starts when every worker's last flush returned
         finally:
@@ -191,10 +205,9 @@ class Processes(Method):
         return {STREAMED: True, "worker_cpu_s": sum(o[1] for o in outcomes)}
 
     @staticmethod
-    def _outcomes(job: Job, procs, results) -> list[tuple]:
+    def _outcomes(job: Job, procs, outcomes: list[tuple] | None) -> list[tuple]:
         """Every worker's report; a SendError naming the first failure or a worker that died."""
-        outcomes = collect(procs, results, timeout_s=600)
-        if outcomes is None:  # a worker died without reporting (killed, or crashed natively)
+        if outcomes is None or len(outcomes) < len(procs):  # a worker died without reporting
             codes = [p.exitcode for p in procs]
             raise SendError(
                 f"{job.variant.name}: a worker process died without a word (exit codes {codes}); "
@@ -229,7 +242,7 @@ class Processes(Method):
                     clock.lap(phase)
             except threading.BrokenBarrierError:
                 pass  # a worker failed or died; its message follows
-            outcomes = self._outcomes(job, procs, results)
+            outcomes = self._outcomes(job, procs, collect(procs, results, timeout_s=600))
         return {
             "worker_cpu_s": sum(o[1] for o in outcomes),
             "ilp_bytes": sum(o[2] for o in outcomes),

@@ -12,6 +12,19 @@ from ingestbench.server import embedded_server
 QUESTDB_VERSION = "9.3.4"
 # A loaded machine can take over a minute to start a JVM; tests wait, they do not time servers.
 STARTUP_S = 300
+TEST_CONFIG = Path(__file__).parent / "data" / "config.test.yaml"
+
+
+def tiny_variants() -> int:
+    """How many variants the tiny workflow config (tests/data/config.test.yaml) runs."""
+    from ingestbench.config import load_config
+    from ingestbench.variants import variants_by_dataset
+
+    config = load_config(TEST_CONFIG)
+    labels = [d["label"] for d in config["datasets"]]
+    return sum(len(vs) for vs in variants_by_dataset(config, labels).values())
+
+
 # A test that takes one of these fixtures needs a QuestDB server (or its jar): marked `server`.
 SERVER_FIXTURES = {"questdb", "questdb_jar"}
 

@@ -20,12 +20,19 @@ import pandas as pd
 import psutil
 import pytest
 import yaml
+from conftest import tiny_variants
 from test_workflow import CONFIG, copy_workflow
 
 pytestmark = pytest.mark.cluster
 
 SLURM_STATE = Path(os.environ.get("INGESTBENCH_SLURM_DIR", "/var/tmp/ingestbench-slurm"))
-REMOTE_RULES = {"generate": 1, "expected": 1, "ingest": 8, "validate": 8}
+# One generate rule per dataset (generate_<name>), counted under "generate".
+REMOTE_RULES = {
+    "generate": 1,
+    "expected": 1,
+    "ingest": tiny_variants(),
+    "validate": tiny_variants(),
+}
 LOCAL_RULES = ("environment", "summarize", "chart_throughput")
 ROWS_VARIANT = "pandas-rows-parquet-http"
 ACTIVE_STATES = "pending,running,suspended,completing,configuring"
@@ -63,7 +70,8 @@ def job_log_ids(workdir: Path) -> dict[str, list[str]]:
     """{rule: [SLURM job ids]} from the executor's per-job logs."""
     out: dict[str, list[str]] = {}
     for log in (workdir / ".snakemake" / "slurm_logs").glob("rule_*/*/*.log"):
-        out.setdefault(log.parts[-3].removeprefix("rule_"), []).append(log.stem)
+        rule = log.parts[-3].removeprefix("rule_")
+        out.setdefault("generate" if rule.startswith("generate_") else rule, []).append(log.stem)
     return out
 
 
@@ -135,7 +143,7 @@ def test_every_remote_job_was_a_slurm_job(cluster_run):
 def test_every_variant_validated_and_ran_in_its_job(cluster_run):
     workdir, _ = cluster_run
     summary = pd.read_csv(workdir / "results" / "summary.csv")
-    assert len(summary) == 8 and summary["validated"].all()
+    assert len(summary) == tiny_variants() and summary["validated"].all()
     assert not summary["mixed_machines"].any()
     ingest_jobs = set(job_log_ids(workdir)["ingest"])
     for path in (workdir / "results" / "runs").rglob("*.json"):

@@ -13,6 +13,7 @@ import pandas as pd
 import psutil
 import pytest
 import yaml
+from conftest import tiny_variants
 from test_workflow import CONFIG, copy_workflow
 
 REPO = Path(__file__).resolve().parents[1]
@@ -76,7 +77,7 @@ def test_the_workflow_runs_and_validates_against_it(external_run):
     workdir, result, _, _, _ = external_run
     assert result.returncode == 0, result.stderr[-4000:]
     summary = pd.read_csv(workdir / "results" / "summary.csv")
-    assert len(summary) == 8 and summary["validated"].all()
+    assert len(summary) == tiny_variants() and summary["validated"].all()
     env = yaml.safe_load((workdir / "results" / "environment.json").read_text())
     assert env["questdb"]["mode"] == "external"
 
@@ -119,5 +120,5 @@ def test_external_mode_keeps_ingestions_one_at_a_time_under_the_slurm_profile(tm
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=workdir)
     assert result.returncode == 0, result.stderr[-3000:]
     ingest = re.findall(r"^rule ingest:\n(?:    .*\n)*?    resources: (.*)$", result.stdout, re.M)
-    assert len(ingest) == 8
+    assert len(ingest) == tiny_variants()
     assert all("external_questdb=1" in r and "questdb=0" in r for r in ingest)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import psutil
 import pytest
+from conftest import tiny_variants
 
 pytestmark = [pytest.mark.slow, pytest.mark.server]
 REPO = Path(__file__).resolve().parents[1]
@@ -56,7 +57,7 @@ def finished_run(tmp_path_factory):
 def test_the_workflow_writes_summary_validations_and_charts(finished_run):
     workdir, _ = finished_run
     summary = pd.read_csv(workdir / "results" / "summary.csv")
-    assert len(summary) == 10
+    assert len(summary) == tiny_variants()
     ceiling = summary[summary["method"] == "ilp_file"]["rows_per_s_median"].max()
     assert summary["ceiling_fraction"].to_numpy() == pytest.approx(
         summary["rows_per_s_median"].to_numpy() / ceiling

@@ -1,6 +1,6 @@
 """`ingestbench server`: the workflow's managed QuestDB, in the foreground, for external mode.
 
-The same jar, Java and settings as a job's embedded server (server.embedded_server), on free or
+The same jar, Java and settings as a job's embedded server (server.configured_server), on free or
 fixed ports, until Ctrl-C or SIGTERM. It prints the config block that points the workflow at it.
 """
 
@@ -18,7 +18,7 @@ import yaml
 
 from .errors import UserError
 from .jar import resolve_jar
-from .server import LOOPBACK, QuestDB, QuestDBError, _Terminated, embedded_server
+from .server import LOOPBACK, QuestDB, QuestDBError, Terminated, configured_server
 
 WILDCARD_ADDRESSES = ("0.0.0.0", "::")  # noqa: S104 (compared with, never bound by default)
 
@@ -80,16 +80,8 @@ def serve(
             check_port_free(bind, port, flag)
     jar = resolve_jar(qdb_config)
     try:
-        with embedded_server(
-            jar,
-            java=qdb_config.get("java"),
-            workers=qdb_config.get("workers"),
-            startup_timeout_s=qdb_config.get("startup_timeout_s", 60),
-            shutdown_grace_s=qdb_config.get("shutdown_grace_s", 10),
-            keep_data=qdb_config.get("keep_data", False),
-            log_path=log_path,
-            bind=bind,
-            ports={"http": http_port, "ilp": ilp_port},
+        with configured_server(
+            qdb_config, jar, log_path, bind=bind, ports={"http": http_port, "ilp": ilp_port}
         ) as qdb:
             print(
                 f"QuestDB is up (pid {qdb.pid}, data in {qdb.data_dir}, log in "
@@ -100,5 +92,5 @@ def serve(
             )
             print(config_block(qdb, bind), file=out, flush=True)
             _wait_while_running(qdb.pid)
-    except (KeyboardInterrupt, _Terminated):
+    except (KeyboardInterrupt, Terminated):
         print("QuestDB stopped.", file=out, flush=True)

@@ -145,14 +145,14 @@ def server_env(
     return env
 
 
-class _Terminated(BaseException):
+class Terminated(BaseException):
     """SIGTERM turned into an exception so context managers unwind (Snakemake sends SIGTERM)."""
 
 
 @contextlib.contextmanager
 def _sigterm_unwinds() -> Iterator[None]:
     def handler(signum, frame):
-        raise _Terminated()
+        raise Terminated()
 
     try:
         previous = signal.signal(signal.SIGTERM, handler)
@@ -280,7 +280,16 @@ def questdb_server(
         from .jar import resolve_jar
 
         jar = resolve_jar(qdb_config)
-    with embedded_server(
+    with configured_server(qdb_config, jar, log_path) as qdb:
+        yield qdb
+
+
+def configured_server(
+    qdb_config: dict[str, Any], jar: Path, log_path: Path | None = None, **where: Any
+) -> contextlib.AbstractContextManager[QuestDB]:
+    """embedded_server() with the settings of the config's `questdb` block; `where` takes the
+    `bind` address and fixed `ports` of a server started by hand."""
+    return embedded_server(
         jar,
         java=qdb_config.get("java"),
         workers=qdb_config.get("workers"),
@@ -288,5 +297,5 @@ def questdb_server(
         shutdown_grace_s=qdb_config.get("shutdown_grace_s", 10),
         keep_data=qdb_config.get("keep_data", False),
         log_path=log_path,
-    ) as qdb:
-        yield qdb
+        **where,
+    )

@@ -51,17 +51,10 @@ def watched(procs: list, barrier=None, interval_s: float = 0.2) -> Iterator[None
 def collect(procs: list, results, timeout_s: float, interval_s: float = 0.2) -> list[Any] | None:
     """One outcome per worker from `results`; None as soon as a worker died without reporting."""
     outcomes: list[Any] = []
-    waited = 0.0
-    while len(outcomes) < len(procs):
-        try:
-            outcomes.append(results.get(timeout=interval_s))
-        except queue.Empty:
-            if died(procs):
-                return None
-            waited += interval_s
-            if waited >= timeout_s:
-                return None
-    return outcomes
+    done = gather(
+        procs, results, outcomes, lambda got: len(got) >= len(procs), timeout_s, interval_s
+    )
+    return outcomes if done else None
 
 
 def gather(

@@ -36,16 +36,17 @@ from ingestbench.disk import Need, check_needs, files_bytes
 from ingestbench.errors import UserError
 from ingestbench.methods import Job
 from ingestbench.readers import import_libraries
+from ingestbench.records import SCHEMA_VERSION
 from ingestbench.runner import run_repeat
 from ingestbench.server import questdb_server
 from ingestbench.tsbs import DatasetParams, generate
 from ingestbench.validate import (
-    duckdb_limits,
     expected_aggregates,
     export_table,
     questdb_aggregates,
     validate_run,
 )
+from ingestbench.validate.sql import duckdb_limits
 from ingestbench.variants import parse_variant_name
 
 DEFAULT_VARIANTS = [
@@ -144,10 +145,13 @@ def measure(qdb, path: Path, name: str, rows: int, version: int) -> dict | None:
 
 def _validate_child(source: str, export: str, actual: dict, rows: int, memory_limit: str,
                     spill_root: str, out) -> None:  # fmt: skip
-    with duckdb_limits(memory_limit, Path(spill_root)) as duck:
-        expected = expected_aggregates(Path(source), duck=duck)
-        run = {"rows": rows, "variant": {"name": "bench"}, "dataset": {"name": "bench"}}
-        result = validate_run(run, Path(source), expected, actual, Path(export), duck=duck)
+    with duckdb_limits(memory_limit, Path(spill_root)) as limits:
+        expected = expected_aggregates(Path(source), limits=limits)
+        variant = {"name": "bench", "library": "any", "method": "any", "format": "parquet",
+                   "transport": "any"}  # fmt: skip
+        run = {"schema_version": SCHEMA_VERSION, "rows": rows, "repeats": [],
+               "dataset": {"name": "bench", "rows": rows}, "variant": variant}  # fmt: skip
+        result = validate_run(run, Path(source), expected, actual, Path(export), limits=limits)
     out.put(result["passed"])
 
 

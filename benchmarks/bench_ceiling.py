@@ -10,11 +10,14 @@ takes ILP at all, so this benchmark measures, against one QuestDB started as `co
 - `dataframe`: one `sender.dataframe()` over HTTP (auto-flush every 75,000 rows);
 - `ceiling`: the same rows serialized beforehand (untimed) into 75,000-row buffers, then only
   flushed: what a client that spends no time at all serializing would reach here, over HTTP with
-  one and two connections and over TCP with one and two;
+  one and two connections and over TCP with one and two, in ILP protocol version 2 (binary
+  doubles) and version 1 (text doubles, the same wire format as the ILP text file);
 - `ilp_file`: the workflow's own wire-ceiling variant, the dataset's ILP text file (TSBS's
   `--format=questdb` lines, text doubles, ~490 B/row against ~355 for the buffers' binary
   doubles) sent as it is over TCP with one and two connections and over HTTP with one. The last
-  lines set `ilp_file` beside the pre-serialized buffers with the same transport and connections.
+  lines set `ilp_file` beside the pre-serialized buffers with the same transport and connections:
+  the version 1 buffers are the like-for-like reference (the server parses text doubles for both),
+  the version 2 ones show what binary doubles add.
 
 It prints each rate, its ratio to the rows loop and the server's CPU seconds per 1M rows (over
 send and WAL apply; it grows with the time a case takes, not only with its rows, so slow cases
@@ -41,6 +44,12 @@ from ingestbench.variants import Variant, parse_variant_name
 
 AUTO_FLUSH_ROWS = 75_000  # the client's HTTP default, so the ceiling sends the same requests
 PAIRS = (("http", 1), ("http", 2), ("tcp", 1), ("tcp", 2))  # (transport, connections)
+CEILING_VERSIONS = {1: "v1 text", 2: "v2 binary"}  # ILP protocol version: how doubles travel
+
+
+def ceiling_case(transport: str, connections: int, version: int) -> str:
+    pair = f"{transport.upper()} x{connections}"
+    return f"ceiling: pre-serialized {CEILING_VERSIONS[version]}, {pair}"
 
 
 def workflow_send_rate(
@@ -121,13 +130,17 @@ def main() -> None:
             ),
         }
         buffers = {
-            t: serialized_buffers(qdb, path, t, params.rows, version) for t in ("http", "tcp")
+            (t, v): serialized_buffers(qdb, path, t, params.rows, v)
+            for t in ("http", "tcp")
+            for v in CEILING_VERSIONS
         }
-        for transport, connections in PAIRS:
-            name = f"ceiling: pre-serialized, {transport.upper()} x{connections}"
-            cases[name] = lambda t=transport, c=connections: ceiling_rate(
-                qdb, buffers[t], params.rows, t, c, version
-            )
+        for v in CEILING_VERSIONS:
+            for transport, connections in PAIRS:
+                cases[ceiling_case(transport, connections, v)] = (
+                    lambda t=transport, c=connections, v=v: ceiling_rate(
+                        qdb, buffers[t, v], params.rows, t, c, v
+                    )
+                )
         for transport, connections in (("tcp", 1), ("tcp", 2), ("http", 1)):
             name = f"ilp_file: ILP text file, {transport.upper()} x{connections}"
             cases[name] = lambda t=transport, c=connections: ilp_file_send_rate(
@@ -139,22 +152,27 @@ def main() -> None:
                 figures[name].append(case())
     loop = statistics.median(rate for rate, _ in figures[next(iter(figures))])
     print(f"\n{params.rows:,} rows (rows loop: {args.loop_rows:,}), medians of {args.repeats}")
-    print(f"{'send':<42} {'rows/s':>10} {'x rows loop':>12} {'server CPU-s/1M rows':>21}")
+    print(f"{'send':<44} {'rows/s':>10} {'x rows loop':>12} {'server CPU-s/1M rows':>21}")
     for name, values in figures.items():
         rate = statistics.median(r for r, _ in values)
         cpu = statistics.median(c for _, c in values)
-        print(f"{name:<42} {rate:>10,.0f} {rate / loop:>11.1f}x {cpu:>21.2f}")
+        print(f"{name:<44} {rate:>10,.0f} {rate / loop:>11.1f}x {cpu:>21.2f}")
     print(f"the 25x target needs dataframe() at {25 * loop:,.0f} rows/s")
-    print("\nilp_file against the pre-serialized buffers (send rows/s, medians; target >= 90%)")
+    print("\nilp_file against the pre-serialized buffers (send rows/s, medians; target >= 90%"
+          " of v1 text, the like-for-like reference)")  # fmt: skip
     for transport, connections in PAIRS:
         file_case = f"ilp_file: ILP text file, {transport.upper()} x{connections}"
         if file_case not in figures:
             continue
         file_rate = statistics.median(r for r, _ in figures[file_case])
-        buffers_case = f"ceiling: pre-serialized, {transport.upper()} x{connections}"
-        buffer_rate = statistics.median(r for r, _ in figures[buffers_case])
-        print(f"{transport.upper()} x{connections}: ilp_file {file_rate:>10,.0f}   pre-serialized "
-              f"{buffer_rate:>10,.0f}   {file_rate / buffer_rate:6.1%}")  # fmt: skip
+        line = f"{transport.upper()} x{connections}: ilp_file {file_rate:>10,.0f}"
+        for v, label in CEILING_VERSIONS.items():
+            buffer_rate = statistics.median(
+                r for r, _ in figures[ceiling_case(transport, connections, v)]
+            )
+            share = file_rate / buffer_rate
+            line += f"   pre-serialized {label} {buffer_rate:>10,.0f} {share:6.1%}"
+        print(line)
 
 
 if __name__ == "__main__":

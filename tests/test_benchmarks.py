@@ -36,17 +36,19 @@ def test_bench_ceiling_measures_every_case_against_a_real_server():
     assert set(rates) == {
         "rows loop (itertuples + row()), HTTP",
         "dataframe(), HTTP",
-        "ceiling: pre-serialized, HTTP x1",
-        "ceiling: pre-serialized, HTTP x2",
-        "ceiling: pre-serialized, TCP x1",
-        "ceiling: pre-serialized, TCP x2",
+        *(
+            f"ceiling: pre-serialized {version}, {pair}"
+            for version in ("v1 text", "v2 binary")
+            for pair in ("HTTP x1", "HTTP x2", "TCP x1", "TCP x2")
+        ),
         "ilp_file: ILP text file, TCP x1",
         "ilp_file: ILP text file, TCP x2",
         "ilp_file: ILP text file, HTTP x1",
     }
     assert all(int(rate.replace(",", "")) > 0 for rate in rates.values())
     assert "the 25x target needs dataframe() at" in out
-    side_by_side = re.findall(r"^(\w+ x\d): ilp_file\s+[\d,]+\s+pre-serialized\s+[\d,]+\s+[\d.]+%",
+    side_by_side = re.findall(r"^(\w+ x\d): ilp_file\s+[\d,]+\s+pre-serialized v1 text\s+[\d,]+"
+                              r"\s+[\d.]+%\s+pre-serialized v2 binary\s+[\d,]+\s+[\d.]+%$",
                               out, re.MULTILINE)  # fmt: skip
     assert side_by_side == ["HTTP x1", "TCP x1", "TCP x2"]
 

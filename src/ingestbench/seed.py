@@ -77,7 +77,9 @@ def _ours(summary: pd.DataFrame, variant: str) -> Ours:
 
 
 def _m(rate: float) -> str:
-    return "not run" if math.isnan(rate) else f"{rate / 1e6:.2f}M"
+    if math.isnan(rate):
+        return "not run"
+    return f"{rate / 1e6:.2f}M" if rate >= 1e5 else f"{rate / 1e3:.1f}k"
 
 
 def _x(value: float) -> str:

@@ -103,6 +103,7 @@ for _chart, _title in CHARTS.items():
 rule seed_comparison:
     # QuestDB's published pandas benchmark (figures in ingestbench/seed.py) next to this run's
     # variants of the same shape; config.seed.yaml runs all of them.
+    localrule: True
     input:
         summary="results/summary.csv",
         code=os.path.join(REPO_DIR, "src/ingestbench/seed.py"),

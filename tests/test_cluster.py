@@ -33,7 +33,7 @@ REMOTE_RULES = {
     "ingest": tiny_variants(),
     "validate": tiny_variants(),
 }
-LOCAL_RULES = ("environment", "summarize", "chart_throughput")
+LOCAL_RULES = ("environment", "summarize", "chart_throughput", "seed_comparison")
 ROWS_VARIANT = "pandas-rows-parquet-http"
 ACTIVE_STATES = "pending,running,suspended,completing,configuring"
 
@@ -69,8 +69,9 @@ def finish(run: tuple[subprocess.Popen, Path], timeout: float = 1800) -> str:
 def job_log_ids(workdir: Path) -> dict[str, list[str]]:
     """{rule: [SLURM job ids]} from the executor's per-job logs."""
     out: dict[str, list[str]] = {}
-    for log in (workdir / ".snakemake" / "slurm_logs").glob("rule_*/*/*.log"):
-        rule = log.parts[-3].removeprefix("rule_")
+    # rule_<name>/<wildcards>/<job id>.log, or rule_<name>/<job id>.log for a rule without any
+    for log in (workdir / ".snakemake" / "slurm_logs").glob("rule_*/**/*.log"):
+        rule = next(p for p in log.parts if p.startswith("rule_")).removeprefix("rule_")
         out.setdefault("generate" if rule.startswith("generate_") else rule, []).append(log.stem)
     return out
 

@@ -100,10 +100,9 @@ for _chart, _title in CHARTS.items():
             "../scripts/plot.py"
 
 
+# QuestDB's published pandas benchmark (figures in ingestbench/seed.py) next to this run's
+# variants of the same shape; config.seed.yaml runs all of them.
 rule seed_comparison:
-    # QuestDB's published pandas benchmark (figures in ingestbench/seed.py) next to this run's
-    # variants of the same shape; config.seed.yaml runs all of them.
-    localrule: True
     input:
         summary="results/summary.csv",
         code=os.path.join(REPO_DIR, "src/ingestbench/seed.py"),
@@ -111,6 +110,7 @@ rule seed_comparison:
         "results/seed_comparison.md",
     log:
         "results/logs/seed_comparison.log",
+    localrule: True
     conda:
         "../envs/ingestbench.yaml"
     script:

@@ -139,7 +139,7 @@ def test_ilp_file_lands_every_row(questdb, dataset, tmp_path, monkeypatch, trans
     assert doc["ilp_bytes"] == dataset["ilp"].stat().st_size
     assert doc["ilp_protocol_version"] == 1  # text lines
     for r in doc["repeats"]:
-        assert r["phases"]["read"] < 0.01 and r["phases"]["serialize"] == 0.0
+        assert r["phases"]["serialize"] == 0.0  # no serialize pass: the file is the ILP
         assert r["phases"]["send"] > 0
     result = _validated(questdb, table, dataset, doc, tmp_path)
     assert result["passed"], result["failed_checks"]

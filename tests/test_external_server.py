@@ -14,7 +14,9 @@ import psutil
 import pytest
 import yaml
 from conftest import tiny_variants
-from test_workflow import CONFIG, copy_workflow
+from test_workflow import CONFIG
+
+from ingestbench.workflow_copy import copy_workflow
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -23,10 +23,10 @@ from pathlib import Path
 import psutil
 import pytest
 import yaml
-from test_workflow import copy_workflow
 
 from ingestbench.jar import record_path
 from ingestbench.server import free_port
+from ingestbench.workflow_copy import copy_workflow
 
 pytestmark = pytest.mark.faults
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,8 @@ import pandas as pd
 import psutil
 import pytest
 from conftest import tiny_variants
+
+from ingestbench.workflow_copy import copy_workflow
 
 pytestmark = [pytest.mark.slow, pytest.mark.server]
 REPO = Path(__file__).resolve().parents[1]
@@ -23,14 +24,6 @@ def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
     """Run the workflow copy in `workdir` (a copy, so a test may edit its chart code)."""
     cmd = [sys.executable, "-m", "snakemake", "--configfile", str(CONFIG), "--cores", "2", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=workdir)
-
-
-def copy_workflow(target: Path) -> Path:
-    for name in ("Snakefile", "config.yaml", "requirements.lock"):
-        shutil.copy(REPO / name, target / name)
-    for name in ("rules", "scripts", "schemas", "profiles", "report", "envs", "src"):
-        shutil.copytree(REPO / name, target / name, ignore=shutil.ignore_patterns("__pycache__"))
-    return target
 
 
 def scheduled_rules(result: subprocess.CompletedProcess) -> set[str]:

@@ -11,7 +11,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: install run test test-quick test-faults test-cluster lint format charts report rulegraph lock bench-generate bench-ceiling bench-libraries bench-chunks clean
 .PHONY: run-scale bench-scale
-.PHONY: compare bench-warmup bench-iterrows
+.PHONY: compare bench-warmup bench-iterrows bench-cluster
 
 install: $(STAMP)
 
@@ -112,6 +112,11 @@ compare: install
 bench-iterrows: install
 	$(BIN)/python benchmarks/bench_compare.py --repeats 3 \
 		pandas-iterrows-parquet-tcp pandas-dataframe-parquet-tcp
+
+## The tiny workflow locally (--cores 2) and through a local single-node SLURM: wall times.
+bench-cluster: install
+	cluster/slurm-up.sh && { $(BIN)/python benchmarks/bench_cluster.py --rounds 2; \
+		rc=$$?; cluster/slurm-down.sh; exit $$rc; }
 
 ## Rows a fresh server needs before its rate settles (how `warmup_rows` was chosen).
 bench-warmup: install

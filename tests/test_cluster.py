@@ -21,18 +21,17 @@ import psutil
 import pytest
 import yaml
 from conftest import tiny_variants
-from test_workflow import CONFIG, copy_workflow
+from test_workflow import CONFIG
+
+from ingestbench.workflow_copy import copy_workflow
 
 pytestmark = pytest.mark.cluster
 
 SLURM_STATE = Path(os.environ.get("INGESTBENCH_SLURM_DIR", "/var/tmp/ingestbench-slurm"))
-# One generate rule per dataset (generate_<name>), counted under "generate".
-REMOTE_RULES = {
-    "generate": 1,
-    "expected": 1,
-    "ingest": tiny_variants(),
-    "validate": tiny_variants(),
-}
+# A variant's ingest and validate run as one job of the group `variant` (profiles/slurm), whose
+# logs go to group_variant_<its rules>/; one generate rule per dataset (generate_<name>).
+GROUP = "variant"
+REMOTE_RULES = {"generate": 1, "expected": 1, GROUP: tiny_variants()}
 LOCAL_RULES = ("environment", "summarize", "chart_throughput", "seed_comparison")
 ROWS_VARIANT = "pandas-rows-parquet-http"
 ACTIVE_STATES = "pending,running,suspended,completing,configuring"
@@ -67,12 +66,14 @@ def finish(run: tuple[subprocess.Popen, Path], timeout: float = 1800) -> str:
 
 
 def job_log_ids(workdir: Path) -> dict[str, list[str]]:
-    """{rule: [SLURM job ids]} from the executor's per-job logs."""
+    """{rule or group: [SLURM job ids]} from the executor's per-job logs."""
     out: dict[str, list[str]] = {}
-    # rule_<name>/<wildcards>/<job id>.log, or rule_<name>/<job id>.log for a rule without any
-    for log in (workdir / ".snakemake" / "slurm_logs").glob("rule_*/**/*.log"):
-        rule = next(p for p in log.parts if p.startswith("rule_")).removeprefix("rule_")
-        out.setdefault("generate" if rule.startswith("generate_") else rule, []).append(log.stem)
+    # rule_<name>/<wildcards>/<job id>.log, rule_<name>/<job id>.log for a rule without any,
+    # group_<group>_<rules>/<job id>.log for a group job
+    for log in (workdir / ".snakemake" / "slurm_logs").glob("*/**/*.log"):
+        kind = log.relative_to(workdir / ".snakemake" / "slurm_logs").parts[0]
+        name = GROUP if kind.startswith(f"group_{GROUP}_") else kind.removeprefix("rule_")
+        out.setdefault("generate" if name.startswith("generate_") else name, []).append(log.stem)
     return out
 
 
@@ -146,7 +147,7 @@ def test_every_variant_validated_and_ran_in_its_job(cluster_run):
     summary = pd.read_csv(workdir / "results" / "summary.csv")
     assert len(summary) == tiny_variants() and summary["validated"].all()
     assert not summary["mixed_machines"].any()
-    ingest_jobs = set(job_log_ids(workdir)["ingest"])
+    ingest_jobs = set(job_log_ids(workdir)[GROUP])
     for path in (workdir / "results" / "runs").rglob("*.json"):
         host = json.loads(path.read_text())["host"]
         assert host["slurm_job_id"] in ingest_jobs and host["cpu_count"] >= 1

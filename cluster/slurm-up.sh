@@ -99,7 +99,7 @@ fi
 if running "$STATE/slurmctld.pid" slurmctld; then
 	say "slurmctld is running"
 else
-	slurmctld
+	slurmctld -c # a clean slate: jobs left queued by an earlier, interrupted run would linger
 	say "started slurmctld"
 fi
 if running "$STATE/slurmd.pid" slurmd; then

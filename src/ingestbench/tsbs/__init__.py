@@ -39,10 +39,10 @@ tags, walks, chunks, the out-of-order shuffle), ``writers`` (one Writer per form
 in WRITERS), ``generator`` (the generate loop), ``manifest``.
 """
 
+import importlib
+
 from ..columns import COLUMNS, FIELDS, TAGS, TIMESTAMP
-from .generator import generate
 from .hosts import DEFAULT_CHUNK_ROWS, REGIONS, TAG_VALUES
-from .manifest import MANIFEST_SCHEMA_VERSION
 from .params import (
     DEFAULT_INTERVAL_S,
     DEFAULT_START,
@@ -54,7 +54,24 @@ from .params import (
     format_timestamp,
     parse_duration,
 )
-from .writers import BOTH, PARQUET_COMPRESSION, WRITERS, Writer, arrow_schema, column_schema
+
+# Loaded on first use (PEP 562): the Snakefile needs only DatasetParams, and every Snakemake start
+# (two or three per SLURM job) would otherwise pay for importing pyarrow and polars.
+_LAZY = {
+    "generate": "generator",
+    "MANIFEST_SCHEMA_VERSION": "manifest",
+    **dict.fromkeys(
+        ("BOTH", "PARQUET_COMPRESSION", "WRITERS", "Writer", "arrow_schema", "column_schema"),
+        "writers",
+    ),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BOTH",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[2]  # the checkout (the package is installed editable)
 FILES = ("Snakefile", "config.yaml", "requirements.lock")
 FOLDERS = ("rules", "scripts", "schemas", "profiles", "report", "envs", "src")
 

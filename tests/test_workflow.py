@@ -11,13 +11,13 @@ from pathlib import Path
 import pandas as pd
 import psutil
 import pytest
-from conftest import tiny_variants
+from conftest import TEST_CONFIG, tiny_variants
 
 from ingestbench.workflow_copy import copy_workflow
 
 pytestmark = [pytest.mark.slow, pytest.mark.server]
 REPO = Path(__file__).resolve().parents[1]
-CONFIG = REPO / "tests" / "data" / "config.test.yaml"
+CONFIG = TEST_CONFIG  # the tiny workflow config
 
 
 def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:

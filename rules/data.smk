@@ -14,6 +14,9 @@ for _name in DATASET_CONFIGS:
             f"results/logs/generate/{_name}.log",
         benchmark:
             f"results/benchmarks/generate/{_name}.tsv"
+        # With `expected`: one cluster job per dataset (groups apply only to cluster runs).
+        group:
+            "dataset"
         conda:
             "../envs/ingestbench.yaml"
         params:

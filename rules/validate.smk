@@ -9,6 +9,9 @@ rule expected:
         "results/expected/{dataset}.json",
     log:
         "results/logs/expected/{dataset}.log",
+    # With the dataset's generate rule: one cluster job (groups apply only to cluster runs).
+    group:
+        "dataset"
     conda:
         "../envs/ingestbench.yaml"
     script:

@@ -6,6 +6,7 @@ cluster/slurm-up.sh); deselected from plain `pytest` by the `cluster` marker.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -23,15 +24,18 @@ import yaml
 from conftest import tiny_variants
 from test_workflow import CONFIG
 
-from ingestbench.workflow_copy import copy_workflow
+from ingestbench.workflow_copy import REPO, copy_workflow
 
 pytestmark = pytest.mark.cluster
 
 SLURM_STATE = Path(os.environ.get("INGESTBENCH_SLURM_DIR", "/var/tmp/ingestbench-slurm"))
-# A variant's ingest and validate run as one job of the group `variant` (profiles/slurm), whose
-# logs go to group_variant_<its rules>/; one generate rule per dataset (generate_<name>).
+PROFILE = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
+# Ingest and validate run in jobs of the group `variant`, `group-components` variants per job
+# (profiles/slurm); a dataset's generate and expected rules form one job of the group `dataset`
+# (rules/). A group job's log goes to group_<group>_<its rules>/.
 GROUP = "variant"
-REMOTE_RULES = {"generate": 1, "expected": 1, GROUP: tiny_variants()}
+PER_JOB = PROFILE["group-components"][GROUP]
+REMOTE_JOBS = {"dataset": 1, GROUP: -(-tiny_variants() // PER_JOB)}
 LOCAL_RULES = ("environment", "summarize", "chart_throughput", "seed_comparison")
 ROWS_VARIANT = "pandas-rows-parquet-http"
 ACTIVE_STATES = "pending,running,suspended,completing,configuring"
@@ -72,8 +76,11 @@ def job_log_ids(workdir: Path) -> dict[str, list[str]]:
     # group_<group>_<rules>/<job id>.log for a group job
     for log in (workdir / ".snakemake" / "slurm_logs").glob("*/**/*.log"):
         kind = log.relative_to(workdir / ".snakemake" / "slurm_logs").parts[0]
-        name = GROUP if kind.startswith(f"group_{GROUP}_") else kind.removeprefix("rule_")
-        out.setdefault("generate" if name.startswith("generate_") else name, []).append(log.stem)
+        name = kind.removeprefix("rule_")
+        for group in REMOTE_JOBS:
+            if kind.startswith(f"group_{group}_"):
+                name = group
+        out.setdefault(name, []).append(log.stem)
     return out
 
 
@@ -133,7 +140,7 @@ def cluster_run(workdir):
 def test_every_remote_job_was_a_slurm_job(cluster_run):
     workdir, log = cluster_run
     ids = job_log_ids(workdir)
-    assert {rule: len(jobs) for rule, jobs in ids.items()} == REMOTE_RULES
+    assert {rule: len(jobs) for rule, jobs in ids.items()} == REMOTE_JOBS
     ctld = (SLURM_STATE / "log" / "slurmctld.log").read_text()
     for job in (j for jobs in ids.values() for j in jobs):
         assert f"_job_complete: JobId={job} WEXITSTATUS 0" in ctld, f"slurmctld: job {job}?"
@@ -151,6 +158,24 @@ def test_every_variant_validated_and_ran_in_its_job(cluster_run):
     for path in (workdir / "results" / "runs").rglob("*.json"):
         host = json.loads(path.read_text())["host"]
         assert host["slurm_job_id"] in ingest_jobs and host["cpu_count"] >= 1
+
+
+def server_lifetime(log: Path) -> tuple[str, str]:
+    """First and last timestamp of a QuestDB log (ISO 8601 in UTC, so they sort as text)."""
+    stamps = re.findall(r"^(\d{4}-\d\d-\d\dT[\d:.]+Z) ", log.read_text(), re.M)
+    return stamps[0], stamps[-1]
+
+
+def test_ingestions_never_overlapped(cluster_run):
+    """Each ingestion alone on its node: no two servers lived at once, although a group job
+    holds two variants and SLURM could start jobs side by side."""
+    workdir, _ = cluster_run
+    # <dataset>/<variant>.log: the ingestions' servers (environment.log is the submit host's)
+    logs = sorted((workdir / "results" / "logs" / "questdb").glob("*/*.log"))
+    assert len(logs) == tiny_variants()
+    lives = sorted(server_lifetime(log) for log in logs)
+    for (_, end), (start, _) in itertools.pairwise(lives):
+        assert end <= start, lives
 
 
 def test_no_slurm_job_and_no_questdb_is_left(cluster_run):

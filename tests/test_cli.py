@@ -24,6 +24,13 @@ def test_variants_lists_the_matrix_of_a_config():
     assert "  none-server_parquet-parquet-http" in result.stdout
 
 
+def test_variants_into_a_pipe_that_closes_early_prints_no_traceback():
+    cmd = f"{sys.executable} -m ingestbench.cli variants --config config.full.yaml | head -n 1"
+    result = subprocess.run(cmd, shell=True, capture_output=True, text=True, cwd=REPO)
+    assert result.stdout.count("\n") == 1
+    assert result.stderr == ""
+
+
 @pytest.mark.server
 def test_ingest_runs_one_variant_on_its_own_server(tiny_dataset, tmp_path):
     out = tmp_path / "run.json"

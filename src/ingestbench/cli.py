@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -273,6 +274,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as exc:  # one sentence naming the cause and the fix, no traceback
         print(f"ERROR: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR
+    except BrokenPipeError:  # the reader left early (`ingestbench variants | head`): fine
+        # Python flushes stdout again at exit; send that to /dev/null instead of a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -80,6 +80,8 @@ def duck(
     """A DuckDB connection; with a memory limit it spills to `spill_dir` instead of growing."""
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
+    # Its progress bar would spill into logs and benchmark output (it draws on any terminal).
+    con.execute("SET enable_progress_bar = false")
     if memory_limit:
         con.execute(f"SET memory_limit = {sql_str(memory_limit)}")
         con.execute("SET preserve_insertion_order = false")  # lets big scans stream

@@ -67,6 +67,20 @@ def test_the_workflow_writes_summary_validations_and_charts(finished_run):
     assert not list((workdir / "results" / "exports").rglob("*.parquet")), "exports are temp()"
 
 
+def test_each_export_is_validated_before_the_next_ingestion(finished_run):
+    """One export waits at a time (each is big at scale, and the disk check counts one): the
+    dataset's `expected` comes before the first ingestion, each validation before the next."""
+    workdir, _ = finished_run
+    first_log = sorted((workdir / ".snakemake" / "log").glob("*.snakemake.log"))[0]
+    finished = re.findall(r"^Finished jobid: \d+ \(Rule: (\w+)\)", first_log.read_text(), re.M)
+    assert finished.index("expected") < finished.index("ingest")
+    waiting = 0  # exports written and not yet validated
+    for rule in finished:
+        waiting += {"ingest": 1, "validate": -1}.get(rule, 0)
+        assert waiting <= 1, finished
+    assert finished.count("ingest") == tiny_variants() and waiting == 0
+
+
 def test_no_questdb_server_outlives_the_workflow(finished_run):
     _, before = finished_run
     assert questdb_pids() <= before

@@ -63,7 +63,13 @@ class Threads(Method):
                     raise
 
             with ThreadPoolExecutor(len(senders)) as pool:
-                list(pool.map(send, senders))
+                try:
+                    list(pool.map(send, senders))
+                except BaseException:
+                    # SIGTERM or Ctrl-C lands here, in the main thread: end the stream, or the
+                    # pool's exit would wait for the threads to send the rest of the file.
+                    chunks.close()
+                    raise
             clock.restart()  # visible starts when the last flush returned
         return {STREAMED: True}
 

@@ -9,12 +9,12 @@ rule expected:
         "results/expected/{dataset}.json",
     log:
         "results/logs/expected/{dataset}.log",
-    # With the dataset's generate rule: one cluster job (groups apply only to cluster runs).
-    group:
-        "dataset"
     # Before the first ingestion, like `validate` before the next: otherwise, when one ingestion
     # takes every core, the scheduler may run them all first and their exports pile up on disk.
     priority: 1
+    # With the dataset's generate rule: one cluster job (groups apply only to cluster runs).
+    group:
+        "dataset"
     conda:
         "../envs/ingestbench.yaml"
     script:

@@ -76,11 +76,8 @@ def job_log_ids(workdir: Path) -> dict[str, list[str]]:
     # group_<group>_<rules>/<job id>.log for a group job
     for log in (workdir / ".snakemake" / "slurm_logs").glob("*/**/*.log"):
         kind = log.relative_to(workdir / ".snakemake" / "slurm_logs").parts[0]
-        name = kind.removeprefix("rule_")
-        for group in REMOTE_JOBS:
-            if kind.startswith(f"group_{group}_"):
-                name = group
-        out.setdefault(name, []).append(log.stem)
+        group = next((g for g in REMOTE_JOBS if kind.startswith(f"group_{g}_")), None)
+        out.setdefault(group or kind.removeprefix("rule_"), []).append(log.stem)
     return out
 
 

@@ -10,7 +10,7 @@ CORES ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: install run test test-quick test-faults test-cluster lint format charts report rulegraph lock bench-generate bench-ceiling bench-libraries bench-chunks clean
-.PHONY: run-scale bench-scale
+.PHONY: run-scale bench-scale bench-run-scale
 .PHONY: compare bench-warmup bench-iterrows bench-cluster
 
 install: $(STAMP)
@@ -25,7 +25,7 @@ $(STAMP): requirements.lock pyproject.toml
 run: install
 	$(BIN)/snakemake --cores $(CORES)
 
-## The benchmark at scale: TSBS's default day (34.56M rows) and 100M rows, 1 repeat (an hour+).
+## The benchmark at scale: TSBS's default day (34.56M rows) and 100M rows, 1 repeat (about 4 h).
 run-scale: install
 	$(BIN)/snakemake --cores $(CORES) --configfile config.scale.yaml
 
@@ -112,6 +112,10 @@ compare: install
 bench-iterrows: install
 	$(BIN)/python benchmarks/bench_compare.py --repeats 3 \
 		pandas-iterrows-parquet-tcp pandas-dataframe-parquet-tcp
+
+## make run-scale, watched: wall time, peak disk and peak RSS; a stopped run resumes and adds up.
+bench-run-scale: install
+	$(BIN)/python benchmarks/bench_run.py --cores $(CORES) --label run-scale -- --configfile config.scale.yaml
 
 ## The tiny workflow locally (--cores 2) and through a local single-node SLURM: wall times.
 bench-cluster: install

@@ -10,7 +10,7 @@ CORES ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: install run test test-quick test-faults test-cluster lint format charts report rulegraph lock bench-generate bench-ceiling bench-libraries bench-chunks clean
-.PHONY: run-scale bench-scale bench-run-scale
+.PHONY: run-scale bench-scale bench-run-scale bench-client-cpu
 .PHONY: compare bench-warmup bench-iterrows bench-cluster
 
 install: $(STAMP)
@@ -112,6 +112,10 @@ compare: install
 bench-iterrows: install
 	$(BIN)/python benchmarks/bench_compare.py --repeats 3 \
 		pandas-iterrows-parquet-tcp pandas-dataframe-parquet-tcp
+
+## Where the client's CPU goes per 1M rows (reading, serializing symbols and doubles); no server.
+bench-client-cpu: install
+	$(BIN)/python benchmarks/bench_client_cpu.py
 
 ## make run-scale, watched: wall time, peak disk and peak RSS; a stopped run resumes and adds up.
 bench-run-scale: install

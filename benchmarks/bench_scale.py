@@ -10,7 +10,9 @@ whole-file (`-call`) up to --whole-file-max-rows, where it fits in memory. Per r
   repeat's `client_rss_bytes`);
 - end-to-end rows/s, the phase sums (read, convert, send, visible) and overlap (their sum over
   end to end; 1.0 when nothing overlaps);
-- client CPU seconds per 1M rows.
+- client and server CPU seconds per 1M rows, and `cpu_busy`: both over what the machine's cores
+  could give in the end-to-end time (near 1.0, the cores were saturated: overlapping phases
+  can only move CPU time around, not fill idle time).
 
 Then it exports the last table in pieces and validates it row for row in a child process (DuckDB
 under `validation.memory_limit`, spilling to a temporary directory) and reports that peak RSS.
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import csv
 import multiprocessing as mp
+import os
 import tempfile
 from pathlib import Path
 
@@ -50,7 +53,8 @@ DEFAULT_VARIANTS = [
     "pandas-processes-parquet-http-w2",
 ]
 COLUMNS = ["rows", "variant", "mode", "client_rss_mib", "rows_per_s", "read_s", "convert_s",
-           "send_s", "visible_s", "overlap", "client_cpu_s_per_1m", "passed"]  # fmt: skip
+           "send_s", "visible_s", "overlap", "client_cpu_s_per_1m", "server_cpu_s_per_1m",
+           "cpu_busy", "passed"]  # fmt: skip
 MIB = 1 << 20
 
 
@@ -81,7 +85,7 @@ def measure(qdb, path: Path, name: str, rows: int, version: int) -> dict | None:
     import_libraries(variant.library)  # start-up cost, outside every figure
     job = Job(qdb, TABLE, variant, path, rows, version)
     r = run_repeat(job, "double", 1)
-    p = r["phases"]
+    p, server_cpu = r["phases"], r.get("server_cpu_s")  # None for an external server
     return {
         "rows": rows,
         "variant": name,
@@ -91,6 +95,10 @@ def measure(qdb, path: Path, name: str, rows: int, version: int) -> dict | None:
         **{f"{k}_s": round(p[k], 3) for k in ("read", "convert", "send", "visible")},
         "overlap": round(r["overlap"], 2),
         "client_cpu_s_per_1m": round(r["client_cpu_s"] * 1e6 / rows, 2),
+        "server_cpu_s_per_1m": None if server_cpu is None else round(server_cpu * 1e6 / rows, 2),
+        "cpu_busy": None
+        if server_cpu is None
+        else round((r["client_cpu_s"] + server_cpu) / (os.cpu_count() * r["end_to_end"]), 2),
         "passed": "",
     }
 

@@ -1,13 +1,13 @@
 """A whole workflow run, watched: its wall time, peak disk use and peak RSS (servers apart).
 
-Runs `snakemake --cores N [ARGS...]` in this checkout (e.g. `--configfile config.scale.yaml`,
-which `make bench-run-scale` passes) and samples once a second:
+Runs `snakemake --cores N [ARGS...]` in this checkout or `--workdir` (`make bench-run-scale`
+passes `--configfile config.scale.yaml`) and samples once a second:
 
 - client RSS: Snakemake and every process under it except the QuestDB servers (java) and their
   children, summed (jobs of one run overlap: this is the whole workflow's memory, not one job's);
 - server RSS: the QuestDB servers' own, summed;
-- disk: used bytes of the file systems of `results/` and of the temporary directory (where the
-  embedded servers keep their data), above what they used at the start.
+- disk: used bytes of the file systems of the workflow's directory and of the temporary
+  directory (where the embedded servers keep their data), above what they used at the start.
 
 A run longer than one sitting can be stopped (Ctrl-C or SIGTERM: Snakemake is told to stop and
 removes what its running jobs left half-written) and started again with the same arguments:
@@ -101,15 +101,15 @@ class Watch:
         self._thread.join()
 
 
-def run(cores: str, args: list[str], label: str) -> dict:
+def run(workdir: Path, cores: str, args: list[str], label: str) -> dict:
     cmd = [sys.executable, "-m", "snakemake", "--cores", cores, "--rerun-incomplete", *args]
     print("bench_run:", " ".join(cmd[2:]), flush=True)
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=REPO)
+    proc = subprocess.Popen(cmd, cwd=workdir)
     # Ctrl-C reaches Snakemake too (same process group); SIGTERM is passed on to it.
     signal.signal(signal.SIGTERM, lambda *_: proc.terminate())
-    with Watch(proc.pid, [REPO / "results", Path(tempfile.gettempdir())]) as watch:
+    with Watch(proc.pid, [workdir, Path(tempfile.gettempdir())]) as watch:
         while True:
             try:
                 code = proc.wait()
@@ -130,12 +130,14 @@ def run(cores: str, args: list[str], label: str) -> dict:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--cores", default="all", help="Snakemake's --cores (default: all)")
-    p.add_argument("--csv", type=Path, default=REPO / "results/benchmarks/bench_run.csv")
+    p.add_argument("--workdir", type=Path, default=REPO, help="the workflow (default: here)")
+    p.add_argument("--csv", type=Path, help="default: results/benchmarks/bench_run.csv there")
     p.add_argument("--label", help="sittings of one run share it (default: the arguments)")
     p.add_argument("args", nargs=argparse.REMAINDER, help="more Snakemake arguments")
     a = p.parse_args()
     args = a.args[1:] if a.args[:1] == ["--"] else a.args
-    row = run(a.cores, args, a.label or " ".join(args))
+    row = run(a.workdir, a.cores, args, a.label or " ".join(args))
+    a.csv = a.csv or a.workdir / "results/benchmarks/bench_run.csv"
     a.csv.parent.mkdir(parents=True, exist_ok=True)
     new = not a.csv.exists()
     with open(a.csv, "a", newline="") as fh:

@@ -86,6 +86,51 @@ def test_bench_scale_measures_each_size_and_validation(tmp_path):
     assert all(float(r["client_rss_mib"]) > 0 for r in rows)
     assert all(int(r["rows_per_s"]) > 0 for r in rows if r["variant"] != "validation")
     assert [r["passed"] for r in rows if r["variant"] == "validation"] == ["True", "True"]
+    runs = [r for r in rows if r["variant"] != "validation"]
+    assert all(float(r["server_cpu_s_per_1m"]) > 0 for r in runs)
+    assert all(float(r["cpu_busy"]) > 0 for r in runs)
     assert "client_rss_mib" in printed and f"wrote {out}" in printed
     assert sorted(p.name for p in (tmp_path / "data").glob("*.parquet")) == [
         "cpu-s40-e50-seed42.parquet", "cpu-s40-e75-seed42.parquet"]  # fmt: skip
+
+
+def test_bench_client_cpu_takes_the_serializer_apart():
+    out = bench("bench_client_cpu.py", "--scale", "40", "--epochs", "50", "--repeats", "1")
+    steps = re.findall(r"^(pandas|polars)\s+(.+?)\s+([\d.]+)\s*(\d*)$", out, re.MULTILINE)
+    cpu = {(lib, step): float(c) for lib, step, c, _ in steps}
+    size = {step: int(b) for lib, step, _, b in steps if b and lib == "pandas"}
+    assert set(cpu) == {
+        (lib, step)
+        for lib in ("pandas", "polars")
+        for step in ("read + convert", "serialize, all columns", "serialize, 10 tags (symbols)",
+                     "serialize, 10 fields (doubles)")  # fmt: skip
+    }
+    assert all(c >= 0 for c in cpu.values())
+    # The parts share the table name and the timestamp, so they add up to more than the whole.
+    tags, fields = size["serialize, 10 tags (symbols)"], size["serialize, 10 fields (doubles)"]
+    assert max(tags, fields) < size["serialize, all columns"] < tags + fields
+
+
+def test_bench_run_adds_up_the_sittings_of_one_label(tmp_path):
+    from ingestbench.workflow_copy import copy_workflow
+
+    workdir = copy_workflow(tmp_path)
+    for _ in range(2):
+        out = bench("bench_run.py", "--workdir", str(workdir), "--label", "dry", "--", "-n")
+    rows = list(csv.DictReader((workdir / "results/benchmarks/bench_run.csv").open()))
+    assert [(r["label"], r["exit"]) for r in rows] == [("dry", "0"), ("dry", "0")]
+    assert all(float(r["client_rss_gib"]) > 0 for r in rows)  # Snakemake itself, at least
+    total = sum(float(r["wall_s"]) for r in rows) / 60
+    assert f"2 sitting(s): {total:.1f} min in all" in out
+
+
+def test_bench_run_passes_snakemake_s_failure_on(tmp_path):
+    from ingestbench.workflow_copy import copy_workflow
+
+    workdir = copy_workflow(tmp_path)
+    cmd = [sys.executable, str(REPO / "benchmarks/bench_run.py"), "--workdir", str(workdir),
+           "--", "-n", "results/no/such/target.json"]  # fmt: skip
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 1
+    rows = list(csv.DictReader((workdir / "results/benchmarks/bench_run.csv").open()))
+    assert [r["exit"] for r in rows] == ["1"]

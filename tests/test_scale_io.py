@@ -122,6 +122,53 @@ def test_a_placed_file_across_file_systems_is_copied_and_says_so(tmp_path, caplo
         shutil.rmtree(tempfile_dir, ignore_errors=True)
 
 
+def test_an_upload_is_streamed_in_big_reads_with_its_length(tmp_path, monkeypatch):
+    """The multipart body arrives whole, with Content-Length (not chunked), read from the file
+    in pieces of at most UPLOAD_READ_BYTES (here shrunk, so that the file takes several)."""
+    import email.parser
+    import http.server
+    import threading
+
+    from ingestbench import server_files
+
+    got: dict = {}
+
+    class Recorder(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            got["headers"] = dict(self.headers)
+            got["body"] = self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    reads: list[int] = []
+    read = server_files.MultipartEncoder.read
+    monkeypatch.setattr(server_files.MultipartEncoder, "read",
+                        lambda self, n=-1: reads.append(n) or read(self, n))  # fmt: skip
+    monkeypatch.setattr(server_files, "UPLOAD_READ_BYTES", 4096)
+    data = tmp_path / "data.csv"
+    data.write_bytes(b"".join(b"host_%d,%d\n" % (i, i) for i in range(5000)))
+    server = http.server.HTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=server.handle_request, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/imp"
+        response = server_files.upload_multipart(url, {"name": "t"}, {"schema": "[]"}, "data", data)
+    finally:
+        server.server_close()
+    assert response.status_code == 200
+    assert "Transfer-Encoding" not in got["headers"]
+    assert int(got["headers"]["Content-Length"]) == len(got["body"])
+    message = email.parser.BytesParser().parsebytes(
+        b"Content-Type: " + got["headers"]["Content-Type"].encode() + b"\r\n\r\n" + got["body"]
+    )
+    parts = {part.get_param("name", header="content-disposition"): part.get_payload(decode=True)
+             for part in message.get_payload()}  # fmt: skip
+    assert parts == {"schema": b"[]", "data": data.read_bytes()}
+    assert set(reads) == {4096} and len(reads) > len(data.read_bytes()) // 4096
+
+
 def _run_document(variant, rows: int) -> dict:
     """A run document as the ingest job writes it, without repeats (validation reads no more)."""
     return {"schema_version": SCHEMA_VERSION, "dataset": {"name": "tiny", "rows": rows},

@@ -41,6 +41,27 @@ def placed_in(directory: Path, source: Path) -> Iterator[Path]:
         placed.unlink(missing_ok=True)
 
 
+UPLOAD_READ_BYTES = 1 << 20
+
+
+class _BigReads:
+    """The encoder's body as an iterable of big reads, with its length (so no chunked encoding).
+
+    Given the encoder itself, http.client reads it 8 KiB at a time, and every read of the
+    encoder is Python work: 1.3-2.0 CPU-s per 1M CSV rows here, against 0.1-0.4 in 1 MiB reads;
+    on a small machine that CPU is taken from the server doing the import."""
+
+    def __init__(self, encoder: MultipartEncoder, read_bytes: int):
+        self.encoder, self.read_bytes = encoder, read_bytes
+
+    def __len__(self) -> int:
+        return self.encoder.len
+
+    def __iter__(self) -> Iterator[bytes]:
+        while chunk := self.encoder.read(self.read_bytes):
+            yield chunk
+
+
 def upload_multipart(
     url: str,
     params: dict[str, str],
@@ -57,7 +78,7 @@ def upload_multipart(
         return requests.post(
             url,
             params=params,
-            data=encoder,
+            data=_BigReads(encoder, UPLOAD_READ_BYTES),
             headers={"Content-Type": encoder.content_type},
             timeout=timeout_s,
         )

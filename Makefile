@@ -25,7 +25,7 @@ $(STAMP): requirements.lock pyproject.toml
 run: install
 	$(BIN)/snakemake --cores $(CORES)
 
-## The benchmark at scale: TSBS's default day (34.56M rows) and 100M rows, 1 repeat (about 4 h).
+## The benchmark at scale: TSBS's default day (34.56M rows) and 100M rows, 1 repeat (about 3 h).
 run-scale: install
 	$(BIN)/snakemake --cores $(CORES) --configfile config.scale.yaml
 

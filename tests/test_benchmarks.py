@@ -102,8 +102,12 @@ def test_bench_client_cpu_takes_the_serializer_apart():
     assert set(cpu) == {
         (lib, step)
         for lib in ("pandas", "polars")
-        for step in ("read + convert", "serialize, all columns", "serialize, 10 tags (symbols)",
-                     "serialize, 10 fields (doubles)")  # fmt: skip
+        for step in (
+            "read + convert",
+            "serialize, all columns",
+            "serialize, 10 tags (symbols)",
+            "serialize, 10 fields (doubles)",
+        )  # fmt: skip
     }
     assert all(c >= 0 for c in cpu.values())
     # The parts share the table name and the timestamp, so they add up to more than the whole.

@@ -82,6 +82,13 @@ def test_an_unknown_value_lists_the_allowed_ones(key, value, bad):
     assert allowed in str(caught.value)
 
 
+def test_the_vectorized_method_with_protocol_1_is_refused_before_any_job():
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    config["ilp_protocol_version"] = 1
+    with pytest.raises(ConfigError, match=r"variants\[\d+\]\.method.*vectorized writes ILP prot"):
+        validate_config(config)
+
+
 def test_a_run_file_read_as_a_config_says_where_targets_go():
     run = REPO / "tests" / "fixtures" / "runs"
     doc = yaml.safe_load(next((run / "results" / "runs").rglob("*.json")).read_text())

@@ -35,6 +35,8 @@ EVERY_METHOD = [
     "polars-processes-parquet-tcp-w2",
     "pandas-batches-parquet-http-b300",
     "polars-batches-csv-tcp-b700",
+    "pandas-vectorized-parquet-tcp-w2",
+    "polars-vectorized-csv-http-w1",
     "none-server_csv-csv-http",
     "none-server_parquet-parquet-http",
     # Whole-file mode (chunk_rows null), today's behaviour kept as variants of their own.
@@ -43,6 +45,7 @@ EVERY_METHOD = [
     "polars-threads-csv-http-w3-call",
     "pandas-processes-csv-http-w2-call",
     "polars-batches-csv-tcp-b700-call",
+    "pandas-vectorized-csv-tcp-w2-call",
 ]
 
 
@@ -141,8 +144,11 @@ def test_an_unreachable_server_is_one_sentence_and_no_run_file(tiny_dataset, tmp
     assert not any(p.exists() for p in (files.run, files.actual, files.export))
 
 
-def test_rows_the_server_rejects_show_its_message(questdb, tiny_dataset):
-    job = _job(questdb, tiny_dataset, "pandas-dataframe-parquet-http", "t_rejects")
+@pytest.mark.parametrize(
+    "name", ["pandas-dataframe-parquet-http", "polars-vectorized-parquet-http-w2"]
+)
+def test_rows_the_server_rejects_show_its_message(questdb, tiny_dataset, name):
+    job = _job(questdb, tiny_dataset, name, "t_rejects")
     original = job.qdb.sql
 
     def sabotage(query, **kw):  # a tag cannot land in a DOUBLE column
@@ -152,7 +158,15 @@ def test_rows_the_server_rejects_show_its_message(questdb, tiny_dataset):
 
     job.qdb = QuestDB(**{**questdb.__dict__})
     job.qdb.sql = sabotage
-    with pytest.raises(UserError, match="QuestDB refused the rows .*hostname") as err:
+    with pytest.raises(UserError, match="QuestDB refused (the rows|a block) .*hostname") as err:
+        run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=1)
+    assert "\n" not in str(err.value)
+
+
+def test_the_vectorized_encoder_refuses_protocol_1_in_one_sentence(questdb, tiny_dataset):
+    job = _job(questdb, tiny_dataset, "pandas-vectorized-parquet-tcp-w2", "t_protocol1")
+    job.protocol_version = 1
+    with pytest.raises(UserError, match="writes ILP protocol 2 .*ilp_protocol_version: 2") as err:
         run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=1)
     assert "\n" not in str(err.value)
 

@@ -28,7 +28,7 @@ from ingestbench.variants import (
 )
 
 CHUNK = 333  # does not divide the tiny dataset's 2,000 rows
-SUFFIX = {"threads": "-w2", "processes": "-w3", "batches": "-b250"}
+SUFFIX = {"threads": "-w2", "processes": "-w3", "batches": "-b250", "vectorized": "-w2"}
 STREAMED = [
     f"{lib}-{method}-{fmt}-{transport}{SUFFIX.get(method, '')}-c{CHUNK}"
     for (i, (lib, fmt)), method in itertools.product(
@@ -104,6 +104,8 @@ def _broken_copy(tiny_dataset, tmp_path, fmt: str, how: str):
         ("polars-dataframe-csv-http-c333", "truncated"),
         ("pandas-processes-csv-http-w2-c333", "malformed"),
         ("polars-batches-csv-http-b250-c333", "malformed"),
+        ("pandas-vectorized-parquet-tcp-w2-c333", "truncated"),
+        ("polars-vectorized-csv-http-w1-c333", "malformed"),
     ],
 )
 def test_a_broken_file_fails_mid_stream_in_one_sentence_and_writes_no_run_file(

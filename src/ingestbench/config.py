@@ -14,6 +14,7 @@ import jsonschema
 import yaml
 
 from .errors import UserError
+from .variants import PROTOCOL_2_METHODS
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
 
@@ -84,6 +85,14 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
             raise ConfigError(
                 f"invalid config at 'variants[{i}].datasets': unknown dataset label(s) "
                 f"{sorted(unknown)}; use one of {labels}."
+            )
+        methods = spec["method"] if isinstance(spec["method"], list) else [spec["method"]]
+        needs_2 = sorted(set(methods) & set(PROTOCOL_2_METHODS))
+        if needs_2 and config["ilp_protocol_version"] < 2:
+            raise ConfigError(
+                f"invalid config at 'variants[{i}].method': {', '.join(needs_2)} writes ILP "
+                f"protocol 2 (binary doubles), and ilp_protocol_version is "
+                f"{config['ilp_protocol_version']}; set it to 2 or drop that method."
             )
     return config
 

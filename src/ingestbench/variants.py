@@ -10,7 +10,19 @@ from dataclasses import asdict, astuple, dataclass
 from typing import Any
 
 LIBRARIES = ("pandas", "polars")
-CLIENT_METHODS = ("rows", "iterrows", "dataframe", "threads", "processes", "batches")
+CLIENT_METHODS = (
+    "rows",
+    "iterrows",
+    "dataframe",
+    "threads",
+    "processes",
+    "batches",
+    "vectorized",
+)
+#: Methods that write ILP protocol 2 themselves (binary doubles): version 1 is refused.
+PROTOCOL_2_METHODS = ("vectorized",)
+#: Client methods with `workers` (threads, processes, or connections of the vectorized encoder).
+PARALLEL_METHODS = ("threads", "processes", "vectorized")
 # Python loops calling sender.row() per row; slow, so `rows_cap` may cap the rows they ingest.
 ROW_LOOP_METHODS = ("rows", "iterrows")
 # DataFrame.iterrows() is a pandas API (QuestDB's published baseline); polars has no such loop.
@@ -47,7 +59,7 @@ class Variant:
     @property
     def name(self) -> str:
         name = f"{self.library}-{self.method}-{self.format}-{self.transport}"
-        if self.method in ("threads", "processes", *FILE_METHODS):
+        if self.method in (*PARALLEL_METHODS, *FILE_METHODS):
             name += f"-w{self.workers}"
         if self.method == "batches":
             name += f"-b{self.batch_rows}"
@@ -108,7 +120,7 @@ def make_variant(
         method,
         fmt,
         transport,
-        workers=(workers or DEFAULT_WORKERS) if method in ("threads", "processes") else 1,
+        workers=(workers or DEFAULT_WORKERS) if method in PARALLEL_METHODS else 1,
         batch_rows=(batch_rows or DEFAULT_BATCH_ROWS) if method == "batches" else None,
         chunk_rows=None if chunk_rows == WHOLE_FILE else (chunk_rows or DEFAULT_CHUNK_ROWS),
     )

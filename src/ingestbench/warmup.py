@@ -7,8 +7,8 @@ recorded apart (`warmup` in the run file) and never enters a repeat. The timed r
 and recreate the table, so they start from an empty table as always.
 
 Which ingestion warms up:
-- the variant's own method (dataframe, batches, threads, processes) on the first `rows` rows:
-  cheap, and it warms the very code paths (one or several connections) the repeats use;
+- the variant's own method (dataframe, batches, threads, processes, vectorized) on the first
+  `rows` rows: cheap, and it warms the very code paths (one or several connections) the repeats use;
 - one `dataframe()` call of the first `rows` rows over the variant's transport for the row loops
   (rows, iterrows: their Python loop would take longer than the repeats it warms up for), the
   server-side methods (they cannot ingest a prefix of the file) and `ilp_file` (from the
@@ -31,7 +31,7 @@ from .timing import Clock
 from .variants import Variant
 
 log = logging.getLogger(__name__)
-OWN_METHOD_WARMS_UP = ("dataframe", "batches", "threads", "processes")
+OWN_METHOD_WARMS_UP = ("dataframe", "batches", "threads", "processes", "vectorized")
 DATAFRAME_FORMATS = ("parquet", "csv")  # what pandas reads; the ILP text is not among them
 
 

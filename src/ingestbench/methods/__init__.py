@@ -14,6 +14,7 @@ from .ilp_file import IlpFile
 from .loops import Iterrows, Rows
 from .parallel import Processes, Threads
 from .server_side import ServerCsv, ServerParquet
+from .vectorized import Vectorized
 
 METHODS: dict[str, type[Method]] = {
     "rows": Rows,
@@ -25,6 +26,7 @@ METHODS: dict[str, type[Method]] = {
     "server_csv": ServerCsv,
     "server_parquet": ServerParquet,
     "ilp_file": IlpFile,
+    "vectorized": Vectorized,
 }
 
 __all__ = [

@@ -20,6 +20,7 @@ POST is acknowledged (HTTP). ILP bytes are the file's size; there is no serializ
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import queue
@@ -109,7 +110,8 @@ def _server_error(body: bytes) -> str:
     return " ".join(message.split())[:400] or "no message"
 
 
-_CONNECTIONS = {"tcp": _TcpConnection, "http": _HttpConnection}
+#: A raw ILP connection per transport: `send(bytes)` and `close()`; the vectorized method too.
+CONNECTIONS = {"tcp": _TcpConnection, "http": _HttpConnection}
 
 
 def _sender(connection, blocks: queue.Queue, errors: list[BaseException]) -> None:
@@ -121,6 +123,26 @@ def _sender(connection, blocks: queue.Queue, errors: list[BaseException]) -> Non
             connection.send(block)
         except BaseException as exc:  # reported by the reading thread
             errors.append(exc)
+
+
+@contextlib.contextmanager
+def open_connections(job: Job) -> Iterator[list]:
+    """The variant's `workers` raw connections, closed when the block ends."""
+    connect = CONNECTIONS[job.variant.transport]
+    connections: list = []
+    try:
+        try:
+            for _ in range(job.variant.workers):
+                connections.append(connect(job))
+        except OSError as exc:
+            raise IlpFileError(
+                f"{job.variant.name}: cannot connect to QuestDB ({exc.strerror or exc}); "
+                f"check that it is running and its ports are right, then rerun."
+            ) from None
+        yield connections
+    finally:
+        for connection in connections:
+            connection.close()
 
 
 def send_file(job: Job, connections: list) -> None:
@@ -144,10 +166,11 @@ def send_file(job: Job, connections: list) -> None:
         for t in threads:
             t.join()
     if errors:
-        raise _as_user_error(job, connections[0].where, errors[0])
+        raise as_user_error(job, connections[0].where, errors[0])
 
 
-def _as_user_error(job: Job, where: str, exc: BaseException) -> UserError:
+def as_user_error(job: Job, where: str, exc: BaseException) -> UserError:
+    """A failed raw send as one sentence: the server's refusal, or the lost connection."""
     if isinstance(exc, UserError):
         return IlpFileError(f"{job.variant.name}: {exc}; fix the file or the table, then rerun.")
     return IlpFileError(
@@ -174,23 +197,10 @@ class IlpFile(Method):
             )
         clock.lap("read")  # 0: the file is read while it is sent (module docstring)
         clock.lap("convert")
-        connect = _CONNECTIONS[job.variant.transport]
-        connections = []
-        try:
-            try:
-                for _ in range(job.variant.workers):
-                    connections.append(connect(job))
-            except OSError as exc:
-                raise IlpFileError(
-                    f"{job.variant.name}: cannot connect to QuestDB ({exc.strerror or exc}); "
-                    f"check that it is running and its ports are right, then rerun."
-                ) from None
+        with open_connections(job) as connections:
             clock.restart()  # connecting is outside every phase
             send_file(job, connections)
             clock.lap("send")
-        finally:
-            for connection in connections:
-                connection.close()
         return None
 
     def timed_serialize(self, job: Job, state: Any) -> tuple[int | None, float]:

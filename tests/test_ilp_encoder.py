@@ -1,0 +1,134 @@
+"""The vectorized ILP encoder writes, byte for byte, what the questdb client's `dataframe()`
+writes for the same frame (escapes, integers, time units included), and refuses what its fixed
+layout cannot carry in one sentence."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pytest
+
+from ingestbench.columns import FIELDS, TAGS, TIMESTAMP
+from ingestbench.ilp_encoder import EncodeError, IlpEncoder, as_record_batch
+from ingestbench.readers import iter_frames, to_pandas
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from questdb.ingress import Buffer
+
+
+def client_bytes(frame: pd.DataFrame, symbols, at=TIMESTAMP, table="cpu") -> bytes:
+    buf = Buffer(protocol_version=2)
+    buf.dataframe(frame, table_name=table, symbols=list(symbols), at=at)
+    return bytes(buf)
+
+
+def encoded(frame, symbols, fields, at=TIMESTAMP, table="cpu") -> bytes:
+    encoder = IlpEncoder(table, symbols, fields, at)
+    return encoder.encode(as_record_batch(frame)).to_pybytes()
+
+
+@pytest.mark.parametrize("library", ["pandas", "polars"])
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_tsbs_chunks_encode_as_the_client_does(tiny_dataset, library, fmt):
+    encoder = IlpEncoder("cpu", TAGS, FIELDS, TIMESTAMP)
+    chunks = list(iter_frames(tiny_dataset[fmt], library, fmt, 333, 2000))
+    for chunk in chunks:  # one encoder for all: its reused buffers must not leak across chunks
+        mine = encoder.encode(as_record_batch(chunk)).to_pybytes()
+        assert mine == client_bytes(to_pandas(chunk), TAGS)
+    assert sum(len(c) for c in chunks) == 2000
+
+
+def odd_frame() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "host name": pd.Categorical(["a\\b", "x\ny", 'q"r', "é€ ,="]),
+            "plain": ["one", "two words", "one", "k=v"],  # strings, not categorical
+            "f=x": [1.5, -0.0, np.nan, np.inf],
+            "n": np.array([1, -2, 3, 2**62], dtype="int64"),
+            "small": np.array([7, 8, 9, 10], dtype="int16"),
+            "g": np.array([0.25, 1e30, -1e-30, 3.0], dtype="float32"),
+            TIMESTAMP: pd.to_datetime(
+                [1451606400000000000, 1451606400000000000, 1451606410000000000, 17], utc=True
+            ),
+        }
+    )
+
+
+def test_escapes_integers_and_timestamps_of_any_width_match_the_client():
+    frame = odd_frame()  # the last timestamp has 2 digits: the text path, not the fixed one
+    symbols, fields = ["host name", "plain"], ["f=x", "n", "small", "g"]
+    assert encoded(frame, symbols, fields) == client_bytes(frame, symbols)
+
+
+def test_microsecond_timestamps_are_sent_in_microseconds_like_the_client():
+    symbols, fields = ["host name"], ["f=x", "n"]
+    frame = odd_frame().iloc[:3][[*symbols, *fields, TIMESTAMP]]
+    frame[TIMESTAMP] = frame[TIMESTAMP].astype("datetime64[us, UTC]")
+    mine = encoded(frame, symbols, fields)
+    assert mine == client_bytes(frame, symbols)
+    assert mine.endswith(b" 1451606410000000t\n")
+
+
+def test_polars_frames_encode_like_their_pandas_view():
+    frame = pl.DataFrame(
+        {
+            "tag": pl.Series(["a", "b b", "a"], dtype=pl.Categorical),
+            "v": [1.0, 2.0, 3.5],
+            "i": [1, 2, 3],
+            TIMESTAMP: (pl.Series([1, 2, 3]) * 10**15).cast(pl.Datetime("us", "UTC")),
+        }
+    )
+    mine = encoded(frame, ["tag"], ["v", "i"])
+    assert mine == client_bytes(frame.to_pandas(), ["tag"])
+
+
+def test_an_empty_chunk_is_no_bytes():
+    frame = odd_frame().iloc[:0]
+    assert encoded(frame, ["plain"], ["n"]) == b""
+
+
+def test_a_null_cell_is_refused_in_one_sentence():
+    frame = odd_frame()
+    frame.loc[1, "plain"] = None
+    with pytest.raises(EncodeError, match="column 'plain' has 1 null") as err:
+        encoded(frame, ["plain"], ["n"])
+    assert "\n" not in str(err.value)
+
+
+def test_a_field_that_is_not_a_number_is_refused():
+    frame = odd_frame()
+    with pytest.raises(EncodeError, match="column 'plain' is (large_)?string; "):
+        encoded(frame, ["host name"], ["plain"])
+
+
+def test_a_timestamp_that_is_not_one_is_refused():
+    frame = odd_frame()
+    with pytest.raises(EncodeError, match="column 'n' is int64, not a timestamp"):
+        encoded(frame, ["plain"], ["f=x"], at="n")
+
+
+def test_a_column_name_ilp_cannot_carry_is_refused():
+    with pytest.raises(EncodeError, match="column name 'a,b'"):
+        IlpEncoder("cpu", ["a,b"], [], TIMESTAMP)
+
+
+def test_many_tags_with_large_dictionaries_still_group_rows_exactly():
+    """Combined codes beyond the key limit are renumbered, not wrapped around."""
+    rng = np.random.default_rng(3)
+    n = 5000
+    tags = {f"t{i}": pd.Categorical(rng.integers(0, 3000, n).astype(str)) for i in range(8)}
+    frame = pd.DataFrame(
+        {**tags, "v": rng.random(n), TIMESTAMP: pd.to_datetime(np.arange(n) + 10**18, utc=True)}
+    )
+    assert encoded(frame, list(tags), ["v"]) == client_bytes(frame, list(tags))
+
+
+def test_arrow_tables_and_batches_pass_through():
+    batch = pa.RecordBatch.from_pandas(odd_frame(), preserve_index=False)
+    assert as_record_batch(batch) is batch
+    assert as_record_batch(pa.Table.from_batches([batch, batch])).num_rows == 8

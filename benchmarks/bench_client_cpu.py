@@ -5,9 +5,11 @@ read chunk by chunk (`iter_frames`, the default `chunk_rows`) and converted into
 the client takes, then each chunk is serialized into one reused buffer by the questdb client's
 `dataframe()` as the workflow calls it (the configured ILP protocol version). Serializing is
 also timed for the 10 tag columns alone and the 10 fields alone (each with the timestamp), so
-the share of symbols and of doubles shows. CPU is this process's user + system time, the best of
---repeats; sending (the kernel's TCP stack) is not included: the `ilp_file` variant's client
-CPU is that floor.
+the share of symbols and of doubles shows. The `vectorized` method's steps follow: the chunks as
+Arrow record batches, and its column-by-column encoder (ingestbench.ilp_encoder, in the pieces
+it sends over TCP), which writes the same bytes. CPU is this process's user + system time, the
+best of --repeats; sending (the kernel's TCP stack) is not included: the `ilp_file` variant's
+client CPU is that floor.
 
     .venv/bin/python benchmarks/bench_client_cpu.py          # or: make bench-client-cpu
 """
@@ -48,6 +50,23 @@ def serialize(chunks: list, columns: list[str], version: int) -> tuple[float, in
     return cpu_seconds() - c0, nbytes
 
 
+def vectorized(path: Path, library: str, rows: int) -> tuple[float, float, int]:
+    """(CPU seconds to read the chunks as Arrow batches, to encode them, bytes) of the vectorized
+    method's steps (polars frames go to Arrow directly), the encoder reused as a worker does."""
+    from ingestbench.ilp_encoder import IlpEncoder, as_record_batch
+    from ingestbench.methods.vectorized import PIECE_ROWS
+
+    c0 = cpu_seconds()
+    frames = iter_frames(path, library, "parquet", DEFAULT_CHUNK_ROWS, rows)
+    batches = [as_record_batch(frame) for frame in frames]
+    c1 = cpu_seconds()
+    encoder, nbytes, piece = IlpEncoder(TABLE, TAGS, FIELDS, TIMESTAMP), 0, PIECE_ROWS["tcp"]
+    for batch in batches:
+        for start in range(0, batch.num_rows, piece):
+            nbytes += encoder.encode(batch.slice(start, piece)).size
+    return c1 - c0, cpu_seconds() - c1, nbytes
+
+
 def main() -> None:
     p = bench_parser(__doc__)
     p.add_argument("--repeats", type=int, default=3, help="best of (default: 3)")
@@ -76,6 +95,12 @@ def main() -> None:
                 best["read + convert"] = min(best.get("read + convert", cpu), cpu)
                 for name, columns in cases.items():
                     cpu, sizes[name] = serialize(chunks, columns, version)
+                    best[name] = min(best.get(name, cpu), cpu)
+                to_arrow, encode, sizes["vectorized: encode, all columns"] = vectorized(
+                    path, library, rows
+                )
+                for name, cpu in (("vectorized: read + → Arrow", to_arrow),
+                                  ("vectorized: encode, all columns", encode)):  # fmt: skip
                     best[name] = min(best.get(name, cpu), cpu)
             for name, cpu in best.items():
                 size = f"{sizes[name] / rows:.0f}" if name in sizes else ""

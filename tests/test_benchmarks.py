@@ -107,9 +107,13 @@ def test_bench_client_cpu_takes_the_serializer_apart():
             "serialize, all columns",
             "serialize, 10 tags (symbols)",
             "serialize, 10 fields (doubles)",
+            "vectorized: read + → Arrow",
+            "vectorized: encode, all columns",
         )  # fmt: skip
     }
     assert all(c >= 0 for c in cpu.values())
+    # The vectorized encoder writes the very bytes the client does.
+    assert size["vectorized: encode, all columns"] == size["serialize, all columns"]
     # The parts share the table name and the timestamp, so they add up to more than the whole.
     tags, fields = size["serialize, 10 tags (symbols)"], size["serialize, 10 fields (doubles)"]
     assert max(tags, fields) < size["serialize, all columns"] < tags + fields

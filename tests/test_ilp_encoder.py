@@ -132,3 +132,18 @@ def test_arrow_tables_and_batches_pass_through():
     batch = pa.RecordBatch.from_pandas(odd_frame(), preserve_index=False)
     assert as_record_batch(batch) is batch
     assert as_record_batch(pa.Table.from_batches([batch, batch])).num_rows == 8
+
+
+def test_a_reused_encoder_follows_each_chunks_own_dictionary():
+    """Code 0 means 'a' in one chunk and 'z z' in the next: the cached escapes must not mix."""
+    encoder = IlpEncoder("cpu", ["tag"], ["v"], TIMESTAMP)
+    for values in (["a", "b", "a"], ["z z", "a", "z z"], ["a", "b", "a"]):
+        frame = pd.DataFrame(
+            {
+                "tag": pd.Categorical(values, categories=list(dict.fromkeys(values))),
+                "v": [1.0, 2.0, 3.0],
+                TIMESTAMP: pd.to_datetime([10**18, 10**18, 2 * 10**18], utc=True),
+            }
+        )
+        mine = encoder.encode(as_record_batch(frame)).to_pybytes()
+        assert mine == client_bytes(frame, ["tag"])

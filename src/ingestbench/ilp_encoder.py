@@ -99,6 +99,9 @@ class IlpEncoder:
         # Each fixed-width block's buffer, its literals written once and reused chunk after
         # chunk (writing a template row by row costs more than the whole rest of a block).
         self._blocks: dict[int, tuple[bytes, np.ndarray]] = {}
+        # Each symbol's last dictionary and its escaped values: chunks of one file mostly share
+        # their dictionaries, and escaping them anew costs more than a small chunk's rows.
+        self._escaped: dict[str, tuple[pa.Array, pa.Array]] = {}
 
     def encode(self, batch: pa.RecordBatch) -> pa.Buffer:
         """The batch's rows as ILP lines, one contiguous buffer."""
@@ -140,11 +143,19 @@ class IlpEncoder:
             values.append(column.dictionary)
         _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         parts: list[Any] = [pa.scalar(escape_name(self.table))]
-        for head, code, dictionary in zip(self._prefix_heads, codes, values, strict=True):
-            parts += [pa.scalar(head), _escape_values(dictionary).take(pa.array(code[first]))]
+        for name, head, code, dictionary in zip(
+            self.symbols, self._prefix_heads, codes, values, strict=True
+        ):
+            parts += [pa.scalar(head), self._escape(name, dictionary).take(pa.array(code[first]))]
         parts.append(pa.scalar(" "))
         distinct = pc.binary_join_element_wise(*parts, "").cast(pa.binary())
         return distinct.take(pa.array(inverse.reshape(-1)))
+
+    def _escape(self, name: str, dictionary: pa.Array) -> pa.Array:
+        cached = self._escaped.get(name)
+        if cached is None or not cached[0].equals(dictionary):
+            cached = self._escaped[name] = (dictionary, _escape_values(dictionary))
+        return cached[1]
 
     def _timestamps(self, column: pa.Array) -> tuple[str, Any]:
         """('fixed', (width, digits per row)) when every value has as many digits, else

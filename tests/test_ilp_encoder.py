@@ -114,7 +114,14 @@ def test_a_timestamp_that_is_not_one_is_refused():
 
 def test_a_column_name_ilp_cannot_carry_is_refused():
     with pytest.raises(EncodeError, match="column name 'a,b'"):
-        IlpEncoder("cpu", ["a,b"], [], TIMESTAMP)
+        IlpEncoder("cpu", ["a,b"], ["v"], TIMESTAMP)
+    with pytest.raises(EncodeError, match="at least one field"):
+        IlpEncoder("cpu", ["tag"], [], TIMESTAMP)
+
+
+def test_a_frame_without_symbols_encodes_like_the_client():
+    frame = odd_frame()[["f=x", "n", TIMESTAMP]]
+    assert encoded(frame, [], ["f=x", "n"]) == client_bytes(frame, [])
 
 
 def test_many_tags_with_large_dictionaries_still_group_rows_exactly():

@@ -93,6 +93,8 @@ class IlpEncoder:
     """Encodes record batches of one table's columns into ILP protocol 2 bytes."""
 
     def __init__(self, table: str, symbols: Sequence[str], fields: Sequence[str], at: str):
+        if not fields:
+            raise EncodeError("an ILP line needs at least one field; name the field columns.")
         self.table, self.symbols, self.fields, self.at = table, list(symbols), list(fields), at
         self._prefix_heads = [f",{escape_name(s)}=" for s in self.symbols]
         self._field_names = [escape_name(f) for f in self.fields]

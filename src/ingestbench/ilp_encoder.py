@@ -151,6 +151,8 @@ class IlpEncoder:
             parts += [pa.scalar(head), self._escape(name, dictionary).take(pa.array(code[first]))]
         parts.append(pa.scalar(" "))
         distinct = pc.binary_join_element_wise(*parts, "").cast(pa.binary())
+        if isinstance(distinct, pa.Scalar):  # no symbols: every part was a scalar
+            distinct = pa.array([distinct.as_py()], pa.binary())
         return distinct.take(pa.array(inverse.reshape(-1)))
 
     def _escape(self, name: str, dictionary: pa.Array) -> pa.Array:

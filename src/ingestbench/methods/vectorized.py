@@ -103,7 +103,8 @@ class Vectorized(Method):
 
     def _send_all(self, job: Job, chunks, connections: list, busy: Clock) -> None:
         """One thread per connection: take a chunk, encode it, send it (timed into `busy`); the
-        first error stops the stream (the others see its end) and is raised as one sentence."""
+        first error stops the stream (the others see its end). The reader's and the encoder's
+        errors are sentences already; a failed send becomes one."""
 
         def work(connection) -> None:
             encoder = encoder_for(job)
@@ -111,13 +112,14 @@ class Vectorized(Method):
                 while (chunk := chunks.get()) is not None:
                     with Busy(busy, "send"):
                         for piece in pieces(chunk, job):
-                            connection.send(memoryview(encoder.encode(piece)))
-            except EncodeError:
+                            data = memoryview(encoder.encode(piece))
+                            try:
+                                connection.send(data)
+                            except Exception as exc:
+                                raise as_user_error(job, connection.where, exc) from None
+            except BaseException:
                 chunks.close()
                 raise
-            except BaseException as exc:
-                chunks.close()
-                raise as_user_error(job, connection.where, exc) from None
 
         with ThreadPoolExecutor(len(connections)) as pool:
             try:

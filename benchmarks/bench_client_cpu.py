@@ -54,16 +54,15 @@ def vectorized(path: Path, library: str, rows: int) -> tuple[float, float, int]:
     """(CPU seconds to read the chunks as Arrow batches, to encode them, bytes) of the vectorized
     method's steps (polars frames go to Arrow directly), the encoder reused as a worker does."""
     from ingestbench.ilp_encoder import IlpEncoder, as_record_batch
-    from ingestbench.methods.vectorized import PIECE_ROWS
+    from ingestbench.methods.vectorized import pieces
 
     c0 = cpu_seconds()
     frames = iter_frames(path, library, "parquet", DEFAULT_CHUNK_ROWS, rows)
     batches = [as_record_batch(frame) for frame in frames]
     c1 = cpu_seconds()
-    encoder, nbytes, piece = IlpEncoder(TABLE, TAGS, FIELDS, TIMESTAMP), 0, PIECE_ROWS["tcp"]
+    encoder, nbytes = IlpEncoder(TABLE, TAGS, FIELDS, TIMESTAMP), 0
     for batch in batches:
-        for start in range(0, batch.num_rows, piece):
-            nbytes += encoder.encode(batch.slice(start, piece)).size
+        nbytes += sum(encoder.encode(piece).size for piece in pieces(batch, "tcp"))
     return c1 - c0, cpu_seconds() - c1, nbytes
 
 

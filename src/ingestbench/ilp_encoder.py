@@ -77,8 +77,8 @@ def as_record_batch(frame: Any) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(columns, names=[str(name) for name in frame.columns])
 
 
-def _fixed_digits(values: np.ndarray) -> tuple[int, np.ndarray] | None:
-    """Non-negative integers of one digit count as (width, their ASCII digits); else None."""
+def _fixed_digits(values: np.ndarray) -> np.ndarray | None:
+    """Positive integers of one digit count as their ASCII digits (a row each); else None."""
     low, high = int(values.min()), int(values.max())
     if low < 1:
         return None
@@ -86,7 +86,7 @@ def _fixed_digits(values: np.ndarray) -> tuple[int, np.ndarray] | None:
     if len(str(low)) != width:
         return None
     powers = 10 ** np.arange(width - 1, -1, -1, dtype=np.int64)
-    return width, (values[:, None] // powers % 10 + 48).astype(np.uint8)
+    return (values[:, None] // powers % 10 + 48).astype(np.uint8)
 
 
 class IlpEncoder:
@@ -111,8 +111,7 @@ class IlpEncoder:
             return pa.py_buffer(b"")
         self._check_nulls(batch)
         prefixes = self._prefixes(batch)
-        ts_kind, ts_text = self._timestamps(batch.column(self.at))
-        segments = self._fields_and_time(batch, ts_kind, ts_text)
+        segments = self._fields_and_time(batch, self._timestamps(batch.column(self.at)))
         rows = pc.binary_join_element_wise(prefixes, *segments, _EMPTY)
         _, ends, data = rows.buffers()
         ends = np.frombuffer(ends, np.int32)[rows.offset : rows.offset + len(rows) + 1]
@@ -161,9 +160,9 @@ class IlpEncoder:
             cached = self._escaped[name] = (dictionary, _escape_values(dictionary))
         return cached[1]
 
-    def _timestamps(self, column: pa.Array) -> tuple[str, Any]:
-        """('fixed', (width, digits per row)) when every value has as many digits, else
-        ('text', an Arrow string array); both with the unit suffix and the newline."""
+    def _timestamps(self, column: pa.Array) -> np.ndarray | pa.Array:
+        """Each row's timestamp with the unit suffix and the newline: fixed-width ASCII rows
+        (NumPy) when every value has as many digits, else an Arrow binary array."""
         unit = column.type.unit if pa.types.is_timestamp(column.type) else None
         if unit is None:
             raise EncodeError(
@@ -176,17 +175,15 @@ class IlpEncoder:
         heads = np.flatnonzero(np.diff(values, prepend=values[0] - 1))  # runs of one value
         run = np.repeat(np.arange(len(heads)), np.diff(np.append(heads, len(values))))
         digits = _fixed_digits(values[heads])
-        tail = np.frombuffer(f"{suffix}\n".encode(), np.uint8)
         if digits is not None:
-            width, head_digits = digits
-            text = np.concatenate([head_digits, np.broadcast_to(tail, (len(heads), 2))], axis=1)
-            return "fixed", text[run]
+            tail = np.frombuffer(f"{suffix}\n".encode(), np.uint8)
+            return np.concatenate([digits, np.broadcast_to(tail, (len(heads), 2))], axis=1)[run]
         text = pc.binary_join_element_wise(
             pa.array(values).cast(pa.string()), pa.scalar(f"{suffix}\n"), ""
         )
-        return "text", text.cast(pa.binary())
+        return text.cast(pa.binary())
 
-    def _fields_and_time(self, batch: pa.RecordBatch, ts_kind: str, ts_text: Any) -> list:
+    def _fields_and_time(self, batch: pa.RecordBatch, times: np.ndarray | pa.Array) -> list:
         """The line after the prefix as join segments: fixed-width blocks and text columns."""
         segments: list[Any] = []
         layout: list[tuple[str, Any]] = []  # ("lit", bytes) | ("f64", array) | ("ts", digits)
@@ -198,7 +195,7 @@ class IlpEncoder:
                 layout += [("f64", column.cast(pa.float64()).to_numpy())]
             elif pa.types.is_integer(column.type):
                 layout.append(("lit", f"{sep}{escaped}=".encode()))
-                segments += self._block(len(segments), layout, batch.num_rows)
+                segments.append(self._block(len(segments), layout, batch.num_rows))
                 layout = []
                 ints = pc.binary_join_element_wise(column.cast(pa.string()), pa.scalar("i"), "")
                 segments.append(ints.cast(pa.binary()))
@@ -208,19 +205,17 @@ class IlpEncoder:
                     f"and integers only, so convert it or use the dataframe method."
                 )
         layout.append(("lit", b" "))
-        if ts_kind == "fixed":
-            layout.append(("ts", ts_text))
-            segments += self._block(len(segments), layout, batch.num_rows)
-        else:
-            segments += self._block(len(segments), layout, batch.num_rows)
-            segments.append(ts_text)
+        fixed_times = isinstance(times, np.ndarray)
+        if fixed_times:
+            layout.append(("ts", times))
+        segments.append(self._block(len(segments), layout, batch.num_rows))
+        if not fixed_times:
+            segments.append(times)
         return segments
 
-    def _block(self, slot: int, layout: list[tuple[str, Any]], n: int) -> list[pa.Array]:
+    def _block(self, slot: int, layout: list[tuple[str, Any]], n: int) -> pa.Array:
         """One fixed-width binary column (n rows) from literals, doubles and timestamp digits;
         `slot` names its reusable buffer (the segment's position in the line)."""
-        if not layout:
-            return []
         template, names, formats, offsets, data = b"", [], [], [], {}
         for i, (kind, value) in enumerate(layout):
             if kind == "lit":
@@ -248,8 +243,6 @@ class IlpEncoder:
             for name, value in data.items():
                 rows[name] = value
         ends = np.arange(0, need + 1, width, dtype=np.int32)
-        return [
-            pa.BinaryArray.from_buffers(
-                pa.binary(), n, [None, pa.py_buffer(ends), pa.py_buffer(block)]
-            )
-        ]
+        return pa.BinaryArray.from_buffers(
+            pa.binary(), n, [None, pa.py_buffer(ends), pa.py_buffer(block)]
+        )

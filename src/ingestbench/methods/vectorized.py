@@ -31,17 +31,17 @@ from ..variants import DEFAULT_CHUNK_ROWS
 from .base import STREAMED, Busy, Job, Method, read_whole, stream_chunks
 from .ilp_file import as_user_error, open_connections
 
-#: Rows encoded and sent at a time, within a chunk (None: the whole chunk). Over TCP a piece of
+#: Rows encoded and sent at a time, within a chunk. Over TCP a piece of
 #: 25k rows (about 10 MiB of ILP) held RSS at 490-580 MiB against 730-890 for whole 100k-row
 #: chunks, at the same rate (1M rows, 2 workers, 3 repeats). Over HTTP every piece is a POST the
 #: worker waits for: 25k-row POSTs ran 20 % slower than whole chunks, 50k-row ones as fast
 #: (medians 360k and 351k rows/s, RSS 504-611 against 595-748 MiB; 1 worker, 2 x 3 repeats).
-PIECE_ROWS: dict[str, int | None] = {"tcp": 25_000, "http": 50_000}
+PIECE_ROWS = {"tcp": 25_000, "http": 50_000}
 
 
-def pieces(batch, job: Job) -> list:
-    """The batch in the slices that are encoded and sent one at a time."""
-    rows = PIECE_ROWS[job.variant.transport] or max(batch.num_rows, 1)
+def pieces(batch, transport: str) -> list:
+    """The batch in the slices that are encoded and sent one at a time over `transport`."""
+    rows = PIECE_ROWS[transport]
     return [batch.slice(start, rows) for start in range(0, batch.num_rows, rows)]
 
 
@@ -111,7 +111,7 @@ class Vectorized(Method):
             try:
                 while (chunk := chunks.get()) is not None:
                     with Busy(busy, "send"):
-                        for piece in pieces(chunk, job):
+                        for piece in pieces(chunk, job.variant.transport):
                             data = memoryview(encoder.encode(piece))
                             try:
                                 connection.send(data)
@@ -131,15 +131,14 @@ class Vectorized(Method):
     def timed_serialize(self, job: Job, state: Any) -> tuple[int, float]:
         """Encode every chunk again into bytes nobody sends: (ILP bytes, busy seconds)."""
         encoder, nbytes, busy = encoder_for(job), 0, 0.0
+        v = job.variant
         if isinstance(state, dict) and state.get(STREAMED):
-            v = job.variant
             frames = iter_frames(job.path, v.library, v.format, v.chunk_rows, job.rows)
             batches = (self.convert(frame) for frame in frames)
         else:
-            slices = _Slices(state, DEFAULT_CHUNK_ROWS)
-            batches = iter(slices.get, None)
+            batches = iter([state])  # the whole file's batch, in pieces like any chunk
         for batch in batches:
             t0 = time.perf_counter()
-            nbytes += sum(encoder.encode(piece).size for piece in pieces(batch, job))
+            nbytes += sum(encoder.encode(piece).size for piece in pieces(batch, v.transport))
             busy += time.perf_counter() - t0
         return nbytes, busy

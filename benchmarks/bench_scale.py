@@ -4,7 +4,9 @@ For each size (rows, rounded up to whole epochs of --scale hosts) this benchmark
 TSBS cpu Parquet if it is not in --data-dir yet (the workflow's generator, after the disk check),
 then runs each client variant once, one at a time, on one QuestDB started as `config.yaml` says,
 through the workflow's own code path (`ingestbench.runner.run_repeat`): streamed as named, and
-whole-file (`-call`) up to --whole-file-max-rows, where it fits in memory. Per run it reports:
+whole-file (`-call`) up to --whole-file-max-rows, where it fits in memory; with --rounds N, N
+rounds of them, in reverse order every other round so that neither mode always meets the server
+first. Per run it reports:
 
 - peak client RSS: the client's own process tree, workers included, the server apart (the
   repeat's `client_rss_bytes`);
@@ -13,6 +15,9 @@ whole-file (`-call`) up to --whole-file-max-rows, where it fits in memory. Per r
 - client and server CPU seconds per 1M rows, and `cpu_busy`: both over what the machine's cores
   could give in the end-to-end time (near 1.0, the cores were saturated: overlapping phases
   can only move CPU time around, not fill idle time).
+
+For each variant run both ways it prints streamed over whole-file, round by round (the two ran
+on the same server minutes apart), and the median over the rounds.
 
 Then it exports the last table in pieces and validates it row for row in a child process (DuckDB
 under `validation.memory_limit`, spilling to a temporary directory) and reports that peak RSS.
@@ -26,6 +31,7 @@ import argparse
 import csv
 import multiprocessing as mp
 import os
+import statistics
 import tempfile
 from pathlib import Path
 
@@ -52,9 +58,9 @@ DEFAULT_VARIANTS = [
     "pandas-threads-parquet-http-w2",
     "pandas-processes-parquet-http-w2",
 ]
-COLUMNS = ["rows", "variant", "mode", "client_rss_mib", "rows_per_s", "read_s", "convert_s",
-           "send_s", "visible_s", "overlap", "client_cpu_s_per_1m", "server_cpu_s_per_1m",
-           "cpu_busy", "passed"]  # fmt: skip
+COLUMNS = ["rows", "round", "variant", "mode", "client_rss_mib", "rows_per_s", "read_s",
+           "convert_s", "send_s", "visible_s", "overlap", "client_cpu_s_per_1m",
+           "server_cpu_s_per_1m", "cpu_busy", "passed"]  # fmt: skip
 MIB = 1 << 20
 
 
@@ -133,6 +139,18 @@ def measure_validation(
             "client_rss_mib": round(rss.client / MIB, 1), "passed": passed}  # fmt: skip
 
 
+def streamed_over_whole_file(results: list[dict]) -> dict[tuple[int, str], list[float]]:
+    """Per (rows, streamed variant): its rate over the whole-file rate, one ratio per round."""
+    rates = {(r["rows"], r["round"], r["variant"]): r["rows_per_s"]
+             for r in results if "round" in r}  # fmt: skip
+    ratios: dict[tuple[int, str], list[float]] = {}
+    for (rows, round_, name), rate in rates.items():
+        whole = rates.get((rows, round_, f"{name}-call"))
+        if whole:
+            ratios.setdefault((rows, name), []).append(rate / whole)
+    return ratios
+
+
 def print_table(results: list[dict]) -> None:
     widths = {c: max(len(c), *(len(str(r.get(c, ""))) for r in results)) for c in COLUMNS}
     print("  ".join(c.ljust(widths[c]) for c in COLUMNS))
@@ -147,6 +165,8 @@ def main() -> None:
     parser.add_argument("--variants", nargs="+", default=DEFAULT_VARIANTS)
     parser.add_argument("--whole-file-max-rows", type=int, default=10_000_000,
                         help="largest size also run whole-file (-call); default 10M")  # fmt: skip
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="rounds of every variant per size (default 1)")  # fmt: skip
     parser.add_argument("--data-dir", type=Path, default=REPO / "results" / "data")
     parser.add_argument("--out", type=Path, default=REPO / "results" / "bench" / "scale.csv")
     args = parser.parse_args()
@@ -163,12 +183,13 @@ def main() -> None:
                 if params.rows <= args.whole_file_max_rows:
                     names += [f"{n}-call" for n in args.variants]
                 last = None  # the variant whose table is validated: the last one measured
-                for name in names:
-                    print(f"{params.rows:,} rows: {name}", flush=True)
-                    row = measure(qdb, path, name, params.rows, version)
-                    if row:
-                        results.append(row)
-                        last = parse_variant_name(name).to_dict()
+                for round_ in range(1, args.rounds + 1):
+                    for name in names if round_ % 2 else names[::-1]:
+                        print(f"{params.rows:,} rows: {name} (round {round_})", flush=True)
+                        row = measure(qdb, path, name, params.rows, version)
+                        if row:
+                            results.append({"round": round_, **row})
+                            last = parse_variant_name(name).to_dict()
                 if last is None:
                     continue
                 with tempfile.TemporaryDirectory(dir=args.out.parent) as tmp:
@@ -179,6 +200,10 @@ def main() -> None:
         raise SystemExit(f"ERROR: {exc}") from None
     print()
     print_table(results)
+    for (rows, name), ratios in streamed_over_whole_file(results).items():
+        rounds = ", ".join(f"{r:.2f}" for r in ratios)
+        print(f"{rows:,} rows, {name}: streamed / whole-file = {statistics.median(ratios):.2f}x "
+              f"median (rounds: {rounds})")  # fmt: skip
     with atomic_path(args.out) as tmp_out, open(tmp_out, "w", newline="") as fh:
         writer = csv.DictWriter(fh, COLUMNS)
         writer.writeheader()

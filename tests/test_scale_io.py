@@ -269,5 +269,6 @@ def test_keep_data_keeps_the_data_directory(questdb_jar, tmp_path):
         root = qdb.data_dir
     try:
         assert (root / "db").is_dir()
+        assert not (root / "tmp").exists()  # the unpacked native libraries are not data
     finally:
         shutil.rmtree(root, ignore_errors=True)

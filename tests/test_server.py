@@ -34,6 +34,8 @@ def test_start_and_stop_leave_no_process_and_no_data_dir(questdb_jar, tmp_path):
         assert psutil.pid_exists(pid)
         assert "QuestDB 9.3.4" in qdb.version()
         assert qdb.cpu_seconds() > 0
+        # The native libraries QuestDB unpacks at start go under the data directory, not /tmp.
+        assert list((root / "tmp").glob("libquestdb*.so"))
     assert _gone(pid)
     assert not root.exists()
 

@@ -201,8 +201,11 @@ def embedded_server(
     ports = {
         name: (ports or {}).get(name) or free_port() for name in ("http", "http_min", "pg", "ilp")
     }
-    cmd = [java_executable(java), "-p", str(jar), "-m", "io.questdb/io.questdb.ServerMain"]
-    cmd += ["-d", str(root)]
+    # QuestDB unpacks its native libraries into java.io.tmpdir and leaves them there (about 9 MB
+    # per start): keep them in the data directory, which goes when the server stops.
+    (root / "tmp").mkdir()
+    cmd = [java_executable(java), f"-Djava.io.tmpdir={root / 'tmp'}", "-p", str(jar)]
+    cmd += ["-m", "io.questdb/io.questdb.ServerMain", "-d", str(root)]
     proc = None
     try:
         with _sigterm_unwinds(), open(log_path, "ab") as server_log:
@@ -228,6 +231,7 @@ def embedded_server(
             stop_process(proc, shutdown_grace_s)
             log.info("stopped QuestDB pid %d (exit code %s)", proc.pid, proc.returncode)
         if keep_data:
+            shutil.rmtree(root / "tmp", ignore_errors=True)
             log.info("kept the QuestDB data directory %s", root)
         else:
             shutil.rmtree(root, ignore_errors=True)

@@ -2,11 +2,11 @@
 
 For each size (rows, rounded up to whole epochs of --scale hosts) this benchmark generates the
 TSBS cpu Parquet if it is not in --data-dir yet (the workflow's generator, after the disk check),
-then runs each client variant once, one at a time, on one QuestDB started as `config.yaml` says,
-through the workflow's own code path (`ingestbench.runner.run_repeat`): streamed as named, and
-whole-file (`-call`) up to --whole-file-max-rows, where it fits in memory; with --rounds N, N
-rounds of them, in reverse order every other round so that neither mode always meets the server
-first. Per run it reports:
+then runs each client variant once, one at a time and each in a fresh process, on one QuestDB
+started as `config.yaml` says, through the workflow's own code path
+(`ingestbench.runner.run_repeat`): streamed as named, and whole-file (`-call`) up to
+--whole-file-max-rows, where it fits in memory; with --rounds N, N rounds of them, in reverse
+order every other round so that neither mode always meets the server first. Per run it reports:
 
 - peak client RSS: the client's own process tree, workers included, the server apart (the
   repeat's `client_rss_bytes`);
@@ -109,6 +109,29 @@ def measure(qdb, path: Path, name: str, rows: int, version: int) -> dict | None:
     }
 
 
+def _measure_child(args: tuple, out) -> None:
+    try:
+        out.put(("ok", measure(*args)))
+    except UserError as exc:
+        out.put(("error", str(exc)))
+
+
+def measure_apart(qdb, path: Path, name: str, rows: int, version: int) -> dict | None:
+    """measure() in a fresh process, so that a variant's RSS is its own and not what the
+    allocator kept from the variants before it."""
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    child = ctx.Process(target=_measure_child, args=((qdb, path, name, rows, version), out))
+    child.start()
+    try:
+        status, result = out.get()  # before join(): a child exits only once its item is taken
+    finally:
+        child.join()
+    if status == "error":
+        raise UserError(result)
+    return result
+
+
 def _validate_child(source: str, export: str, actual: dict, variant: dict, rows: int,
                     memory_limit: str, spill_root: str, out) -> None:  # fmt: skip
     with duckdb_limits(memory_limit, Path(spill_root)) as limits:
@@ -186,7 +209,7 @@ def main() -> None:
                 for round_ in range(1, args.rounds + 1):
                     for name in names if round_ % 2 else names[::-1]:
                         print(f"{params.rows:,} rows: {name} (round {round_})", flush=True)
-                        row = measure(qdb, path, name, params.rows, version)
+                        row = measure_apart(qdb, path, name, params.rows, version)
                         if row:
                             results.append({"round": round_, **row})
                             last = parse_variant_name(name).to_dict()

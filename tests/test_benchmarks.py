@@ -94,6 +94,23 @@ def test_bench_scale_measures_each_size_and_validation(tmp_path):
         "cpu-s40-e50-seed42.parquet", "cpu-s40-e75-seed42.parquet"]  # fmt: skip
 
 
+def test_bench_scale_rounds_alternate_the_modes_and_give_the_median_ratio(tmp_path):
+    out = tmp_path / "scale.csv"
+    printed = bench("bench_scale.py", "2000", "--scale", "40", "--rounds", "2", "--variants",
+                    "pandas-dataframe-parquet-tcp", "--data-dir", str(tmp_path / "data"),
+                    "--out", str(out))  # fmt: skip
+    rows = [r for r in csv.DictReader(out.open()) if r["round"]]  # validation has no round
+    runs = [(r["round"], r["mode"]) for r in rows]
+    assert runs == [("1", "streamed"), ("1", "whole-file"), ("2", "whole-file"), ("2", "streamed")]
+    rates = {(r["round"], r["mode"]): int(r["rows_per_s"]) for r in rows}
+    ratios = [rates[(k, "streamed")] / rates[(k, "whole-file")] for k in ("1", "2")]
+    line = re.search(r"pandas-dataframe-parquet-tcp: streamed / whole-file = ([\d.]+)x median "
+                     r"\(rounds: ([\d.]+), ([\d.]+)\)", printed)  # fmt: skip
+    assert line, printed
+    assert [float(x) for x in line.groups()[1:]] == [round(r, 2) for r in ratios]
+    assert float(line.group(1)) == round((ratios[0] + ratios[1]) / 2, 2)
+
+
 def test_bench_client_cpu_takes_the_serializer_apart():
     out = bench("bench_client_cpu.py", "--scale", "40", "--epochs", "50", "--repeats", "1")
     steps = re.findall(r"^(pandas|polars)\s+(.+?)\s+([\d.]+)\s*(\d*)$", out, re.MULTILINE)

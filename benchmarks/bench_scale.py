@@ -31,8 +31,10 @@ import argparse
 import csv
 import multiprocessing as mp
 import os
+import queue
 import statistics
 import tempfile
+import traceback
 from pathlib import Path
 
 from _bench import REPO, TABLE
@@ -114,6 +116,8 @@ def _measure_child(args: tuple, out) -> None:
         out.put(("ok", measure(*args)))
     except UserError as exc:
         out.put(("error", str(exc)))
+    except BaseException:  # a bug: the parent prints it and stops instead of waiting forever
+        out.put(("crash", traceback.format_exc()))
 
 
 def measure_apart(qdb, path: Path, name: str, rows: int, version: int) -> dict | None:
@@ -124,11 +128,20 @@ def measure_apart(qdb, path: Path, name: str, rows: int, version: int) -> dict |
     child = ctx.Process(target=_measure_child, args=((qdb, path, name, rows, version), out))
     child.start()
     try:
-        status, result = out.get()  # before join(): a child exits only once its item is taken
+        while True:  # take the item before join(): a child exits only once its item is taken
+            try:
+                status, result = out.get(timeout=1)
+                break
+            except queue.Empty:
+                if not child.is_alive():
+                    status, result = "crash", f"the run's process died (exit code {child.exitcode})"
+                    break
     finally:
         child.join()
     if status == "error":
         raise UserError(result)
+    if status == "crash":
+        raise RuntimeError(f"{name}: {result}")
     return result
 
 

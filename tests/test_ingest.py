@@ -22,6 +22,7 @@ from ingestbench.methods import Job
 from ingestbench.records import SCHEMA_VERSION
 from ingestbench.runner import run_variant
 from ingestbench.server import QuestDB, embedded_server
+from ingestbench.timing import whole_file_end_to_end
 from ingestbench.variants import parse_variant_name
 
 EVERY_METHOD = [
@@ -85,6 +86,15 @@ def test_every_method_lands_every_row(questdb, tiny_dataset, name):
         assert doc["ilp_bytes"] is None
     else:  # about 450 bytes of ILP (protocol 2) per TSBS row
         assert 300 * 2000 < doc["ilp_bytes"] < 600 * 2000
+
+
+def test_a_phase_timed_twice_stops_the_repeat_before_any_figure():
+    phases = {"read": 0.2, "convert": 0.1, "serialize": 5.0, "send": 0.6, "visible": 0.1}
+    # The serialize pass runs apart, after the others: never part of end to end.
+    assert whole_file_end_to_end(phases, elapsed=1.0) == pytest.approx(1.0)
+    # A send counted as its busy time and again as its lap adds up to more than the wall time.
+    with pytest.raises(RuntimeError, match="a phase was timed twice"):
+        whole_file_end_to_end({**phases, "send": 1.2}, elapsed=1.0)
 
 
 def test_rows_method_ingests_only_the_capped_prefix(questdb, tiny_dataset):

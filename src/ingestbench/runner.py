@@ -15,7 +15,7 @@ from .methods import METHODS, Job
 from .readers import import_libraries
 from .records import SCHEMA_VERSION
 from .table import recreate_table, wait_visible
-from .timing import PHASES, Clock
+from .timing import END_TO_END_PHASES, PHASES, Clock, whole_file_end_to_end
 from .warmup import warm_up
 
 log = logging.getLogger(__name__)
@@ -140,10 +140,12 @@ def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any
     clock = Clock()
     with Heartbeat(f"{job.variant.name} repeat {index}", clock, bar):
         with PeakRss(job.qdb.pid) as rss:
+            started = time.perf_counter()  # before the clock's start: elapsed spans every lap
             clock.restart()
             state = method.send_pass(job, clock)
             wait_visible(job.qdb, job.table, job.rows)
             clock.lap("visible")
+            elapsed = time.perf_counter() - started
         cpu1, server_cpu1 = _client_cpu(), job.qdb.cpu_seconds()
         # The serialize pass runs apart, after the phases of end_to_end (ingestbench.timing),
         # so client CPU and peak RSS exclude it.
@@ -151,10 +153,10 @@ def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any
         ilp_bytes, clock.phases["serialize"] = method.timed_serialize(job, state)
     client_cpu = cpu1 - cpu0 + (state.get("worker_cpu_s", 0.0) if isinstance(state, dict) else 0)
     phases = {p: round(clock.phases[p], 6) for p in PHASES}
-    busy = sum(phases[p] for p in ("read", "convert", "send", "visible"))
+    busy = sum(phases[p] for p in END_TO_END_PHASES)
     # Whole-file mode: the phases ran one after the other. Streamed: they overlapped, so end to
     # end is the wall time, and overlap says how much of the phases' busy time it hid.
-    end_to_end = busy if clock.wall is None else clock.wall
+    end_to_end = whole_file_end_to_end(phases, elapsed) if clock.wall is None else clock.wall
     return {
         "repeat": index,
         "cold": index == 0,

@@ -53,3 +53,16 @@ class Clock:
 
 
 _NEXT_PHASE = {"read": "convert", "convert": "send", "send": "visible"}
+
+
+def whole_file_end_to_end(phases: dict[str, float], elapsed: float) -> float:
+    """End to end of a whole-file repeat: the sum of its phases, which are laps of one clock and
+    so cannot add up to more than the `elapsed` wall time around them; if they do, a phase was
+    timed twice (a busy time added on top of its lap, say), and no figure is recorded."""
+    busy = sum(phases[p] for p in END_TO_END_PHASES)
+    if busy > elapsed + 1e-5:  # the phases are rounded to 1 µs each
+        raise RuntimeError(
+            f"the phases {phases} add up to {busy:.6f} s, but only {elapsed:.6f} s passed: a "
+            f"phase was timed twice; this is a bug in the method's timing, not in the data."
+        )
+    return busy

@@ -16,6 +16,7 @@ from ingestbench.readers import import_libraries
 from ingestbench.runner import run_repeat
 from ingestbench.server import QuestDB, questdb_server
 from ingestbench.tsbs import DatasetParams, generate
+from ingestbench.warmup import warm_up
 
 REPO = Path(__file__).resolve().parents[1]
 TABLE = "cpu"
@@ -45,9 +46,20 @@ def dataset_and_server(
             yield params, paths, qdb, config
 
 
-def interleaved(jobs: list[Job], repeats: int) -> dict[str, list[dict[str, Any]]]:
+def warm_up_each(jobs: list[Job], warmup_rows: int) -> None:
+    """The workflow's untimed warm-up (`warmup_rows` of config.yaml) once per job, before any
+    measured run: so that no measured run meets a cold server, as in the workflow's jobs."""
+    for job in jobs:
+        warm_up(job, "double", warmup_rows, job.rows)
+
+
+def interleaved(
+    jobs: list[Job], repeats: int, warmup_rows: int = 0
+) -> dict[str, list[dict[str, Any]]]:
     """{variant name: its repeats}, run round-robin (A, B, C, A, B, C ...) so that drift on a
-    noisy machine hits every variant alike; each through the workflow's own `run_repeat`."""
+    noisy machine hits every variant alike; each through the workflow's own `run_repeat`, after
+    one warm-up per variant."""
+    warm_up_each(jobs, warmup_rows)
     results: dict[str, list[dict[str, Any]]] = {job.variant.name: [] for job in jobs}
     for i in range(repeats):
         for job in jobs:

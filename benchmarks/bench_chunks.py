@@ -35,7 +35,7 @@ def main() -> None:
     with dataset_and_server(args.scale, args.epochs, (base.format,)) as (params, paths, qdb, cfg):
         jobs = [Job(qdb, TABLE, v, paths[v.format], params.rows, cfg["ilp_protocol_version"])
                 for v in variants]  # fmt: skip
-        results = interleaved(jobs, args.repeats)
+        results = interleaved(jobs, args.repeats, cfg["warmup_rows"])
 
     print(f"\n{params.rows:,} rows, {args.variant}, medians of {args.repeats} interleaved repeats")
     print(f"{'chunk_rows':>10} {'rows/s':>9} {'e2e s':>7} {'overlap':>7} {'read s':>7} "

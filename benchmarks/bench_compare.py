@@ -2,9 +2,9 @@
 
 The workflow runs each variant as its own job, minutes apart, so on a shared machine a 15 %
 difference between two variants can be drift. This runs the named variants round-robin (variant
-A, B, C, then A, B, C again ...) against one QuestDB, with the workflow's own methods and timing
-boundaries, and prints medians of end to end and of the send phase, each as a ratio to the first
-variant. pandas against polars is measured this way (`make bench-libraries`):
+A, B, C, then A, B, C again ...) against one QuestDB, with the workflow's own methods, warm-up
+and timing boundaries, and prints medians of end to end and of the send phase, each as a ratio
+to the first variant. pandas against polars is measured this way (`make bench-libraries`):
 
     .venv/bin/python benchmarks/bench_compare.py pandas-dataframe-parquet-http \\
         polars-dataframe-parquet-http --repeats 7
@@ -38,7 +38,7 @@ def main() -> None:
                 config["ilp_protocol_version"])
             for v in variants
         ]  # fmt: skip
-        results = interleaved(jobs, args.repeats)
+        results = interleaved(jobs, args.repeats, config["warmup_rows"])
 
     def medians(job: Job) -> tuple[float, float]:
         runs = results[job.variant.name]

@@ -3,10 +3,11 @@
 For each size (rows, rounded up to whole epochs of --scale hosts) this benchmark generates the
 TSBS cpu Parquet if it is not in --data-dir yet (the workflow's generator, after the disk check),
 then runs each client variant once, one at a time and each in a fresh process, on one QuestDB
-started as `config.yaml` says, through the workflow's own code path
-(`ingestbench.runner.run_repeat`): streamed as named, and whole-file (`-call`) up to
---whole-file-max-rows, where it fits in memory; with --rounds N, N rounds of them, in reverse
-order every other round so that neither mode always meets the server first. Per run it reports:
+started as `config.yaml` says and warmed up as the workflow does (`warmup_rows`, once per
+variant), through the workflow's own code path (`ingestbench.runner.run_repeat`): streamed as
+named, and whole-file (`-call`) up to --whole-file-max-rows, where it fits in memory; with
+--rounds N, N rounds of them, in reverse order every other round so that neither mode always
+meets the server first. Per run it reports:
 
 - peak client RSS: the client's own process tree, workers included, the server apart (the
   repeat's `client_rss_bytes`);
@@ -37,7 +38,7 @@ import tempfile
 import traceback
 from pathlib import Path
 
-from _bench import REPO, TABLE
+from _bench import REPO, TABLE, warm_up_each
 
 from ingestbench.config import load_config
 from ingestbench.disk import Need, check_needs, files_bytes
@@ -109,6 +110,18 @@ def measure(qdb, path: Path, name: str, rows: int, version: int) -> dict | None:
         else round((r["client_cpu_s"] + server_cpu) / (os.cpu_count() * r["end_to_end"]), 2),
         "passed": "",
     }
+
+
+def warm_up_server(qdb, path: Path, names: list[str], rows: int, version: int,
+                   warmup_rows: int) -> None:  # fmt: skip
+    """The workflow's untimed warm-up once per variant, here in the benchmark's own process: the
+    server's JIT is what needs it (each measured run's process is fresh anyway)."""
+    variants = [v for v in map(variant_or_none, names) if v is not None]
+    for library in {v.library for v in variants}:
+        import_libraries(library)
+    print(f"warming the server up: {min(warmup_rows, rows):,} rows with each of "
+          f"{len(variants)} variants, untimed", flush=True)  # fmt: skip
+    warm_up_each([Job(qdb, TABLE, v, path, rows, version) for v in variants], warmup_rows)
 
 
 def _measure_child(args: tuple, out) -> None:
@@ -218,6 +231,8 @@ def main() -> None:
                 names = list(args.variants)
                 if params.rows <= args.whole_file_max_rows:
                     names += [f"{n}-call" for n in args.variants]
+                if size == args.sizes[0]:  # one server for every size: warm it up once
+                    warm_up_server(qdb, path, names, params.rows, version, config["warmup_rows"])
                 last = None  # the variant whose table is validated: the last one measured
                 for round_ in range(1, args.rounds + 1):
                     for name in names if round_ % 2 else names[::-1]:

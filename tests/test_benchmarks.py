@@ -102,6 +102,7 @@ def test_bench_scale_rounds_alternate_the_modes_and_give_the_median_ratio(tmp_pa
     rows = [r for r in csv.DictReader(out.open()) if r["round"]]  # validation has no round
     runs = [(r["round"], r["mode"]) for r in rows]
     assert runs == [("1", "streamed"), ("1", "whole-file"), ("2", "whole-file"), ("2", "streamed")]
+    assert printed.count("warming the server up: 2,000 rows with each of 2 variants") == 1
     rates = {(r["round"], r["mode"]): int(r["rows_per_s"]) for r in rows}
     ratios = [rates[(k, "streamed")] / rates[(k, "whole-file")] for k in ("1", "2")]
     line = re.search(r"pandas-dataframe-parquet-tcp: streamed / whole-file = ([\d.]+)x median "

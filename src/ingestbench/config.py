@@ -14,7 +14,7 @@ import jsonschema
 import yaml
 
 from .errors import UserError
-from .variants import PROTOCOL_2_METHODS
+from .variants import PROTOCOL_2_METHODS, as_list
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
 
@@ -86,8 +86,7 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
                 f"invalid config at 'variants[{i}].datasets': unknown dataset label(s) "
                 f"{sorted(unknown)}; use one of {labels}."
             )
-        methods = spec["method"] if isinstance(spec["method"], list) else [spec["method"]]
-        needs_2 = sorted(set(methods) & set(PROTOCOL_2_METHODS))
+        needs_2 = sorted(set(as_list(spec["method"])) & set(PROTOCOL_2_METHODS))
         if needs_2 and config["ilp_protocol_version"] < 2:
             raise ConfigError(
                 f"invalid config at 'variants[{i}].method': {', '.join(needs_2)} writes ILP "

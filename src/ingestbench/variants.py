@@ -75,7 +75,8 @@ class Variant:
         return {"name": self.name, **asdict(self)}
 
 
-def _as_list(value: Any, default: Any) -> list:
+def as_list(value: Any, default: Any = None) -> list:
+    """A config value that may be one item or a list of them, as a list (`default` if unset)."""
     if value is None:
         value = default
     return list(value) if isinstance(value, list | tuple) else [value]
@@ -129,13 +130,13 @@ def make_variant(
 def expand_spec(spec: dict[str, Any]) -> list[Variant]:
     """Cross product of one config spec's lists, invalid combinations dropped."""
     combos = itertools.product(
-        _as_list(spec.get("library"), (*LIBRARIES, "none")),
-        _as_list(spec["method"], None),
-        _as_list(spec.get("format"), FORMATS),
-        _as_list(spec.get("transport"), TRANSPORTS),
-        _as_list(spec.get("workers"), DEFAULT_WORKERS),
-        _as_list(spec.get("batch_rows"), DEFAULT_BATCH_ROWS),
-        _as_list(spec.get("chunk_rows"), DEFAULT_CHUNK_ROWS),
+        as_list(spec.get("library"), (*LIBRARIES, "none")),
+        as_list(spec["method"], None),
+        as_list(spec.get("format"), FORMATS),
+        as_list(spec.get("transport"), TRANSPORTS),
+        as_list(spec.get("workers"), DEFAULT_WORKERS),
+        as_list(spec.get("batch_rows"), DEFAULT_BATCH_ROWS),
+        as_list(spec.get("chunk_rows"), DEFAULT_CHUNK_ROWS),
     )
     found = {make_variant(*c) for c in combos}
     return sorted((v for v in found if v is not None), key=Variant.sort_key)

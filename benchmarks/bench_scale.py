@@ -3,7 +3,7 @@
 For each size (rows, rounded up to whole epochs of --scale hosts) this benchmark generates the
 TSBS cpu Parquet if it is not in --data-dir yet (the workflow's generator, after the disk check),
 then runs each client variant once, one at a time and each in a fresh process, on one QuestDB
-started as `config.yaml` says and warmed up as the workflow does (`warmup_rows`, once per
+started as `config.yaml` (or --config) says and warmed up as the workflow does (`warmup_rows`, once per
 variant), through the workflow's own code path (`ingestbench.runner.run_repeat`): streamed as
 named, and whole-file (`-call`) up to --whole-file-max-rows, where it fits in memory; with
 --rounds N, N rounds of them, in reverse order every other round so that neither mode always
@@ -216,11 +216,13 @@ def main() -> None:
                         help="largest size also run whole-file (-call); default 10M")  # fmt: skip
     parser.add_argument("--rounds", type=int, default=1,
                         help="rounds of every variant per size (default 1)")  # fmt: skip
+    parser.add_argument("--config", type=Path, default=REPO / "config.yaml",
+                        help="the workflow config whose server and settings to use")  # fmt: skip
     parser.add_argument("--data-dir", type=Path, default=REPO / "results" / "data")
     parser.add_argument("--out", type=Path, default=REPO / "results" / "bench" / "scale.csv")
     args = parser.parse_args()
 
-    config = load_config(REPO / "config.yaml")
+    config = load_config(args.config)
     version = config["ilp_protocol_version"]
     results: list[dict] = []
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -20,6 +20,7 @@ def test_default_config_is_valid_and_defaults_are_filled():
     config = validate_config(copy.deepcopy(DEFAULT))
     assert config["questdb"]["mode"] == "embedded"
     assert config["questdb"]["startup_timeout_s"] == 60
+    assert config["questdb"]["worker_idle"] == "park"
     assert config["datasets"][0]["interval"] == "10s"
     assert config["validation"]["on_failure"] == "fail"
 
@@ -34,6 +35,7 @@ def test_default_config_is_valid_and_defaults_are_filled():
         (lambda c: c["variants"][0].update(method="teleport"), "variants[0].method"),
         (lambda c: c["variants"][0].update(transport="udp"), "variants[0].transport"),
         (lambda c: c.setdefault("questdb", {}).update(mode="cloud"), "questdb.mode"),
+        (lambda c: c.setdefault("questdb", {}).update(worker_idle="nap"), "questdb.worker_idle"),
         (lambda c: c["variants"][0].update(datasets=["nope"]), "variants[0].datasets"),
     ],
 )

@@ -50,6 +50,29 @@ def test_server_listens_on_loopback_only(questdb):
     assert {addr.ip for addr in listening} == {"127.0.0.1"}
 
 
+IDLE_KEYS = ("shared.worker.nap.threshold", "shared.worker.sleep.threshold",
+             "shared.worker.sleep.timeout")  # fmt: skip
+
+
+def idle_settings(qdb) -> dict[str, tuple[str, str]]:
+    keys = ", ".join(f"'{k}'" for k in IDLE_KEYS)
+    rows = qdb.rows(f"SELECT property_path, value, value_source FROM (SHOW PARAMETERS) "
+                    f"WHERE property_path IN ({keys})")  # fmt: skip
+    return {path: (value, source) for path, value, source in rows}
+
+
+def test_worker_idle_reaches_the_server(questdb, questdb_jar, tmp_path):
+    # park, the default: idle workers nap and sleep early, set through the environment.
+    assert idle_settings(questdb) == {
+        "shared.worker.nap.threshold": ("20", "env"),
+        "shared.worker.sleep.threshold": ("100", "env"),
+        "shared.worker.sleep.timeout": ("1", "env"),
+    }
+    with embedded_server(questdb_jar, worker_idle="spin", startup_timeout_s=STARTUP_S,
+                         log_path=tmp_path / "spin.log") as spin:  # fmt: skip
+        assert {source for _, source in idle_settings(spin).values()} == {"default"}
+
+
 def test_two_servers_at_once_do_not_clash(questdb_jar, tmp_path):
     with (
         embedded_server(questdb_jar, startup_timeout_s=STARTUP_S, log_path=tmp_path / "a.log") as a,

@@ -128,6 +128,7 @@ class QuestDBSettings:
     startup_timeout_s: float = 60
     shutdown_grace_s: float = 10
     workers: Mapping[str, int | None] = field(default_factory=dict)
+    worker_idle: str = "park"
     host: str = "127.0.0.1"
     http_port: int = 9000
     ilp_port: int = 9009

@@ -3,9 +3,9 @@
 For each size (rows, rounded up to whole epochs of --scale hosts) this benchmark generates the
 TSBS cpu Parquet if it is not in --data-dir yet (the workflow's generator, after the disk check),
 then runs each client variant once, one at a time and each in a fresh process, on one QuestDB
-started as `config.yaml` (or --config) says and warmed up as the workflow does (`warmup_rows`, once per
-variant), through the workflow's own code path (`ingestbench.runner.run_repeat`): streamed as
-named, and whole-file (`-call`) up to --whole-file-max-rows, where it fits in memory; with
+started as `config.yaml` (or --config) says and warmed up as the workflow does (`warmup_rows`,
+once per variant), through the workflow's own code path (`ingestbench.runner.run_repeat`):
+streamed as named, and whole-file (`-call`) up to --whole-file-max-rows, where it fits; with
 --rounds N, N rounds of them, in reverse order every other round so that neither mode always
 meets the server first. Per run it reports:
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -14,7 +15,8 @@ import psutil
 import pytest
 from conftest import STARTUP_S
 
-from ingestbench.server import QuestDBError, embedded_server
+from ingestbench import server
+from ingestbench.server import QuestDBError, embedded_server, free_port
 
 
 def _gone(pid: int, within_s: float = 15) -> bool:
@@ -150,3 +152,36 @@ def test_the_server_dies_with_a_killed_job(questdb_jar):
         child.kill()
         child.wait()
         shutil.rmtree(root, ignore_errors=True)  # nobody was left to remove it
+
+
+def test_a_port_taken_before_the_server_binds_it_is_replaced(questdb_jar, tmp_path, monkeypatch):
+    # Another process takes the port we picked before QuestDB binds it: start again, fresh ports.
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        picks = iter([port])
+        monkeypatch.setattr(server, "free_port", lambda: next(picks, None) or free_port())
+        log = tmp_path / "race.log"
+        with embedded_server(questdb_jar, startup_timeout_s=STARTUP_S, log_path=log) as qdb:
+            assert qdb.http_port != port
+            assert qdb.scalar("SELECT 1") == 1
+        assert log.read_text().count("could not bind socket") == 1
+
+
+def test_a_fixed_port_in_use_is_named(questdb_jar, tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        in_use = f"the ilp port {port} is in use by another process"
+        with (
+            pytest.raises(QuestDBError, match=in_use),
+            embedded_server(
+                questdb_jar,
+                startup_timeout_s=STARTUP_S,
+                ports={"ilp": port},
+                log_path=tmp_path / "fixed.log",
+            ),  # fmt: skip
+        ):
+            pass

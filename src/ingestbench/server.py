@@ -11,6 +11,7 @@ import contextlib
 import ctypes
 import logging
 import os
+import re
 import shutil
 import signal
 import socket
@@ -24,6 +25,7 @@ from typing import Any
 
 import psutil
 import requests
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from .errors import UserError
 
@@ -33,6 +35,13 @@ LOOPBACK = "127.0.0.1"
 
 class QuestDBError(UserError):
     """The server refused a query or could not be reached."""
+
+
+class PortTaken(QuestDBError):
+    """A free port we picked was taken by another process before the server bound it."""
+
+
+PORT_ATTEMPTS = 3  # fresh free ports after a bind race; a port taken three times is no race
 
 
 @dataclass
@@ -218,9 +227,7 @@ def embedded_server(
     (root / "import").mkdir()
     log_path = Path(log_path) if log_path else root / "server.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    ports = {
-        name: (ports or {}).get(name) or free_port() for name in ("http", "http_min", "pg", "ilp")
-    }
+    fixed = dict(ports or {})
     # QuestDB unpacks its native libraries into java.io.tmpdir and leaves them there (about 9 MB
     # per start): keep them in the data directory, which goes when the server stops.
     (root / "tmp").mkdir()
@@ -229,22 +236,31 @@ def embedded_server(
     proc = None
     try:
         with _sigterm_unwinds(), open(log_path, "ab") as server_log:
-            proc = subprocess.Popen(
-                cmd,
-                env=server_env(root, ports, workers or {}, bind, worker_idle),
-                stdout=server_log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                cwd=root,
-                start_new_session=True,  # Ctrl-C reaches us, and we stop the server in order
-                preexec_fn=_die_with_parent,  # noqa: PLW1509
-            )
-            log.info("started QuestDB pid %d in %s (http %d, ilp %d)", proc.pid, root,
-                     ports["http"], ports["ilp"])  # fmt: skip
-            reach = LOOPBACK if bind in ("0.0.0.0", "::") else bind  # noqa: S104 (a check)
-            qdb = QuestDB(reach, ports["http"], ports["ilp"], ports["pg"], root / "import",
-                          proc.pid, root)  # fmt: skip
-            _wait_ready(qdb, proc, startup_timeout_s, log_path, jar)
+            # A port free when we picked it can be taken (by any connection's ephemeral port)
+            # before the server binds it: start again on fresh ports.
+            retrying = Retrying(retry=retry_if_exception_type(PortTaken),
+                                stop=stop_after_attempt(PORT_ATTEMPTS), reraise=True)  # fmt: skip
+            for attempt in retrying:
+                with attempt:
+                    ports = {name: fixed.get(name) or free_port()
+                             for name in ("http", "http_min", "pg", "ilp")}  # fmt: skip
+                    log_start = log_path.stat().st_size  # this start's lines come after
+                    proc = subprocess.Popen(
+                        cmd,
+                        env=server_env(root, ports, workers or {}, bind, worker_idle),
+                        stdout=server_log,
+                        stderr=subprocess.STDOUT,
+                        stdin=subprocess.DEVNULL,
+                        cwd=root,
+                        start_new_session=True,  # Ctrl-C reaches us; we stop the server in order
+                        preexec_fn=_die_with_parent,  # noqa: PLW1509
+                    )
+                    log.info("started QuestDB pid %d in %s (http %d, ilp %d)", proc.pid, root,
+                             ports["http"], ports["ilp"])  # fmt: skip
+                    reach = LOOPBACK if bind in ("0.0.0.0", "::") else bind  # noqa: S104 (a check)
+                    qdb = QuestDB(reach, ports["http"], ports["ilp"], ports["pg"],
+                                  root / "import", proc.pid, root)  # fmt: skip
+                    _wait_ready(qdb, proc, startup_timeout_s, log_path, jar, log_start, fixed)
             yield qdb
     finally:
         if proc is not None:
@@ -257,12 +273,22 @@ def embedded_server(
             shutil.rmtree(root, ignore_errors=True)
 
 
+_BIND_FAILED = re.compile(r"could not bind socket \[[^\]]*bindTo=[^\]]*:(\d+)\]")
+
+
 def _wait_ready(
-    qdb: QuestDB, proc: subprocess.Popen, timeout_s: float, log_path: Path, jar: Path
+    qdb: QuestDB,
+    proc: subprocess.Popen,
+    timeout_s: float,
+    log_path: Path,
+    jar: Path,
+    log_start: int = 0,
+    fixed_ports: dict[str, int] | None = None,
 ) -> None:
     deadline = time.monotonic() + timeout_s
     while True:
         if proc.poll() is not None:
+            _raise_if_port_taken(log_path, log_start, fixed_ports or {})
             raise QuestDBError(
                 f"QuestDB exited with code {proc.returncode} while starting; fix the cause its "
                 f"log {log_path} names (a damaged jar: delete {jar} and rerun), then "
@@ -282,6 +308,27 @@ def _wait_ready(
                 f"({log_path}):\n{_tail(log_path)}"
             )
         time.sleep(0.2)
+
+
+def _raise_if_port_taken(log_path: Path, log_start: int, fixed_ports: dict[str, int]) -> None:
+    """PortTaken (retried) if this start's log says a port we picked was in use; a clear error
+    if it was a port the caller fixed."""
+    try:
+        with open(log_path, "rb") as fh:
+            fh.seek(log_start)
+            text = fh.read().decode(errors="replace")
+    except OSError:
+        return
+    if not (m := _BIND_FAILED.search(text)):
+        return
+    port = int(m.group(1))
+    if port in fixed_ports.values():
+        name = next(k for k, v in fixed_ports.items() if v == port)
+        raise QuestDBError(f"the {name} port {port} is in use by another process; free it or "
+                           f"choose another port, then rerun.")  # fmt: skip
+    raise PortTaken(f"the port {port} was taken before QuestDB could bind it; started again on "
+                    f"fresh ports {PORT_ATTEMPTS} times, every time beaten to a port: find what "
+                    f"opens so many connections on this machine, then rerun.")  # fmt: skip
 
 
 @contextlib.contextmanager

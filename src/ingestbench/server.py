@@ -129,7 +129,7 @@ def _tail(path: Path, lines: int = 15) -> str:
 
 # How idle server workers wait. QuestDB's defaults ("spin") suit a server with cores of its own:
 # an idle worker yields thousands of times before it naps. The embedded server shares the
-# client's cores, and there the spinning costs about 0.8 server CPU-s per 1M ILP rows that the
+# client's cores, and there the spinning costs 0.7–0.9 server CPU-s per 1M ILP rows that the
 # client needed ("park": nap after 20 empty loops, sleep 1 ms after 100).
 WORKER_IDLE = {
     "park": {
@@ -273,7 +273,8 @@ def embedded_server(
             shutil.rmtree(root, ignore_errors=True)
 
 
-_BIND_FAILED = re.compile(r"could not bind socket \[[^\]]*bindTo=[^\]]*:(\d+)\]")
+# errno 98 (EADDRINUSE) only: a bad bind address (99) is no race and must not be retried.
+_PORT_IN_USE = re.compile(r"\[98\] could not bind socket \[[^\]]*bindTo=[^\]]*:(\d+)\]")
 
 
 def _wait_ready(
@@ -319,7 +320,7 @@ def _raise_if_port_taken(log_path: Path, log_start: int, fixed_ports: dict[str, 
             text = fh.read().decode(errors="replace")
     except OSError:
         return
-    if not (m := _BIND_FAILED.search(text)):
+    if not (m := _PORT_IN_USE.search(text)):
         return
     port = int(m.group(1))
     if port in fixed_ports.values():

@@ -145,8 +145,8 @@ def server_env(
     root: Path,
     ports: dict[str, int],
     workers: dict[str, int | None],
-    bind: str = LOOPBACK,
-    worker_idle: str = "park",
+    bind: str,
+    worker_idle: str,
 ) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("QDB_")}
     env.update(
@@ -283,13 +283,13 @@ def _wait_ready(
     timeout_s: float,
     log_path: Path,
     jar: Path,
-    log_start: int = 0,
-    fixed_ports: dict[str, int] | None = None,
+    log_start: int,
+    fixed_ports: dict[str, int],
 ) -> None:
     deadline = time.monotonic() + timeout_s
     while True:
         if proc.poll() is not None:
-            _raise_if_port_taken(log_path, log_start, fixed_ports or {})
+            _raise_if_port_taken(log_path, log_start, fixed_ports)
             raise QuestDBError(
                 f"QuestDB exited with code {proc.returncode} while starting; fix the cause its "
                 f"log {log_path} names (a damaged jar: delete {jar} and rerun), then "

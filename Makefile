@@ -72,13 +72,13 @@ report: install
 
 ## Regenerate the rule graph (Mermaid) that README.md shows; a test checks it is current.
 rulegraph: install
-	$(BIN)/python -m ingestbench.rulegraph
+	$(BIN)/python -m ingestbench.dev.rulegraph
 
 ## Re-pin every dependency after editing requirements.in (then commit requirements.lock).
 lock: install
 	$(BIN)/python -m pip install --quiet uv
 	$(BIN)/uv pip compile requirements.in --python-version 3.11 --generate-hashes -o requirements.lock
-	$(BIN)/python -m ingestbench.lockfile
+	$(BIN)/python -m ingestbench.dev.lockfile
 
 ## Generator speed and memory: 1M and 10M rows, Parquet and CSV.
 bench-generate: install

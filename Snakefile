@@ -47,5 +47,5 @@ rule all:
     input:
         "results/summary.csv",
         "results/summary.md",
-        "results/seed_comparison.md",
+        "results/published_comparison.md",
         charts_files(),

@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from ingestbench.config import load_config
-from ingestbench.methods import Job
-from ingestbench.readers import import_libraries
-from ingestbench.runner import run_repeat
-from ingestbench.server import QuestDB, questdb_server
+from ingestbench.ingest.methods import Job
+from ingestbench.ingest.readers import import_libraries
+from ingestbench.ingest.runner import run_repeat
+from ingestbench.ingest.warmup import warm_up
+from ingestbench.server.process import QuestDB, questdb_server
 from ingestbench.tsbs import DatasetParams, generate
-from ingestbench.warmup import warm_up
 
 REPO = Path(__file__).resolve().parents[1]
 TABLE = "cpu"

@@ -36,10 +36,10 @@ from pathlib import Path
 from _bench import TABLE, bench_parser, dataset_and_server
 from questdb import Sender
 
-from ingestbench.methods import Job, dataframe_into, read_whole
-from ingestbench.runner import run_repeat
-from ingestbench.server import QuestDB
-from ingestbench.table import recreate_table, wait_visible
+from ingestbench.ingest.methods import Job, dataframe_into, read_whole
+from ingestbench.ingest.runner import run_repeat
+from ingestbench.server.process import QuestDB
+from ingestbench.server.table import recreate_table, wait_visible
 from ingestbench.variants import Variant, parse_variant_name
 
 AUTO_FLUSH_ROWS = 75_000  # the client's HTTP default, so the ceiling sends the same requests

@@ -15,7 +15,7 @@ import statistics
 
 from _bench import TABLE, bench_parser, dataset_and_server, interleaved
 
-from ingestbench.methods import Job
+from ingestbench.ingest.methods import Job
 from ingestbench.variants import parse_variant_name
 
 MIB = 2**20

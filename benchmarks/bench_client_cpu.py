@@ -6,7 +6,7 @@ the client takes, then each chunk is serialized into one reused buffer by the qu
 `dataframe()` as the workflow calls it (the configured ILP protocol version). Serializing is
 also timed for the 10 tag columns alone and the 10 fields alone (each with the timestamp), so
 the share of symbols and of doubles shows. The `vectorized` method's steps follow: the chunks as
-Arrow record batches, and its column-by-column encoder (ingestbench.ilp_encoder, in the pieces
+Arrow record batches, and its column-by-column encoder (ingestbench.ingest.encoder, in the pieces
 it sends over TCP), which writes the same bytes. CPU is this process's user + system time, the
 best of --repeats; sending (the kernel's TCP stack) is not included: the `ilp_file` variant's
 client CPU is that floor.
@@ -21,11 +21,11 @@ from pathlib import Path
 
 from _bench import REPO, TABLE, bench_parser
 
-from ingestbench.columns import FIELDS, TAGS, TIMESTAMP
 from ingestbench.config import load_config
-from ingestbench.methods.base import cpu_seconds
-from ingestbench.readers import import_libraries, iter_frames, to_pandas
+from ingestbench.ingest.methods.base import cpu_seconds
+from ingestbench.ingest.readers import import_libraries, iter_frames, to_pandas
 from ingestbench.tsbs import DatasetParams, generate
+from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP
 from ingestbench.variants import DEFAULT_CHUNK_ROWS
 
 
@@ -53,8 +53,8 @@ def serialize(chunks: list, columns: list[str], version: int) -> tuple[float, in
 def vectorized(path: Path, library: str, rows: int) -> tuple[float, float, int]:
     """(CPU seconds to read the chunks as Arrow batches, to encode them, bytes) of the vectorized
     method's steps (polars frames go to Arrow directly), the encoder reused as a worker does."""
-    from ingestbench.ilp_encoder import IlpEncoder, as_record_batch
-    from ingestbench.methods.vectorized import pieces
+    from ingestbench.ingest.encoder import IlpEncoder, as_record_batch
+    from ingestbench.ingest.methods.vectorized import pieces
 
     c0 = cpu_seconds()
     frames = iter_frames(path, library, "parquet", DEFAULT_CHUNK_ROWS, rows)

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ingestbench.workflow_copy import REPO, copy_workflow
+from ingestbench.dev.workflow_copy import REPO, copy_workflow
 
 MODES = {
     "local": lambda cores: ["--cores", str(cores)],

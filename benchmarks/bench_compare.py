@@ -16,8 +16,8 @@ import statistics
 
 from _bench import TABLE, bench_parser, dataset_and_server, interleaved
 
-from ingestbench.ingest import rows_to_ingest
-from ingestbench.methods import Job
+from ingestbench.ingest.job import rows_to_ingest
+from ingestbench.ingest.methods import Job
 from ingestbench.variants import parse_variant_name
 
 

@@ -4,7 +4,7 @@ For each size (rows, rounded up to whole epochs of --scale hosts) this benchmark
 TSBS cpu Parquet if it is not in --data-dir yet (the workflow's generator, after the disk check),
 then runs each client variant once, one at a time and each in a fresh process, on one QuestDB
 started as `config.yaml` (or --config) says and warmed up as the workflow does (`warmup_rows`,
-once per variant), through the workflow's own code path (`ingestbench.runner.run_repeat`):
+once per variant), through the workflow's own code path (`ingestbench.ingest.runner.run_repeat`):
 streamed as named, and whole-file (`-call`) up to --whole-file-max-rows, where it fits; with
 --rounds N, N rounds of them, in reverse order every other round so that neither mode always
 meets the server first. Per run it reports:
@@ -44,11 +44,11 @@ from ingestbench.config import load_config
 from ingestbench.disk import Need, check_needs, files_bytes
 from ingestbench.errors import UserError
 from ingestbench.files import atomic_path
-from ingestbench.methods import Job
-from ingestbench.readers import import_libraries
-from ingestbench.records import SCHEMA_VERSION
-from ingestbench.runner import PeakRss, run_repeat
-from ingestbench.server import questdb_server
+from ingestbench.ingest.methods import Job
+from ingestbench.ingest.readers import import_libraries
+from ingestbench.ingest.runner import PeakRss, run_repeat
+from ingestbench.results.records import SCHEMA_VERSION
+from ingestbench.server.process import questdb_server
 from ingestbench.tsbs import DatasetParams, generate
 from ingestbench.validate import expected_aggregates, export_table, questdb_aggregates, validate_run
 from ingestbench.validate.sql import duckdb_limits

@@ -18,7 +18,7 @@ from _bench import TABLE, bench_parser, dataset_and_server
 from bench_ceiling import serialized_buffers
 from questdb import Sender
 
-from ingestbench.table import recreate_table, wait_visible
+from ingestbench.server.table import recreate_table, wait_visible
 
 
 def main() -> None:

@@ -3,7 +3,7 @@
 
 from pathlib import Path
 
-from ingestbench.charts import chart_paths
+from ingestbench.charts.registry import chart_paths
 from ingestbench.disk import check_needs, workflow_needs
 from ingestbench.tsbs import DatasetParams
 from ingestbench.variants import FORMATS, parse_variant_name, variants_by_dataset

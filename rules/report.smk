@@ -6,14 +6,14 @@
 import os
 
 # The chart list, from a light module: parsing the workflow does not load matplotlib.
-from ingestbench.charts import CHARTS
+from ingestbench.charts.registry import CHARTS
 from ingestbench.config import config_hash
 
 REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(workflow.snakefile)))
 # What a chart's drawing depends on: a change here redraws the charts.
 CHART_CODE = [
-    os.path.join(REPO_DIR, "src/ingestbench", name)
-    for name in ("plots.py", "plot_style.py", "chart_data.py", "charts.py")
+    os.path.join(REPO_DIR, "src/ingestbench/charts", name)
+    for name in ("draw.py", "style.py", "data.py", "registry.py")
 ]
 
 
@@ -53,8 +53,8 @@ rule summarize:
         validations=validation_files(),
         environment="results/environment.json",
         code=[
-            os.path.join(REPO_DIR, "src/ingestbench", name)
-            for name in ("summary.py", "records.py")
+            os.path.join(REPO_DIR, "src/ingestbench/results", name)
+            for name in ("summary.py", "records.py", "ceiling.py")
         ],
     output:
         csv=report(
@@ -100,21 +100,21 @@ for _chart, _title in CHARTS.items():
             "../scripts/plot.py"
 
 
-# QuestDB's published pandas benchmark (figures in ingestbench/seed.py) next to this run's
-# variants of the same shape; config.seed.yaml runs all of them.
-rule seed_comparison:
+# QuestDB's published pandas benchmark (figures in ingestbench/results/published.py) next to this run's
+# variants of the same shape; config.published.yaml runs all of them.
+rule published_comparison:
     input:
         summary="results/summary.csv",
-        code=os.path.join(REPO_DIR, "src/ingestbench/seed.py"),
+        code=os.path.join(REPO_DIR, "src/ingestbench/results/published.py"),
     output:
-        "results/seed_comparison.md",
+        "results/published_comparison.md",
     log:
-        "results/logs/seed_comparison.log",
+        "results/logs/published_comparison.log",
     localrule: True
     conda:
         "../envs/ingestbench.yaml"
     script:
-        "../scripts/seed_comparison.py"
+        "../scripts/published_comparison.py"
 
 
 rule charts:

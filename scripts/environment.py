@@ -6,8 +6,8 @@ import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm cond
 
 from ingestbench.environment import record_environment
 from ingestbench.errors import run_reporting_user_errors
-from ingestbench.jar import server_jar
 from ingestbench.logs import setup_logging
+from ingestbench.server.jar import server_jar
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 setup_logging(sm.log.job)

@@ -6,8 +6,8 @@ import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm cond
 
 from ingestbench.errors import run_reporting_user_errors
 from ingestbench.files import write_json_atomic
-from ingestbench.jar import fetch_jar, verify_jar
 from ingestbench.logs import setup_logging
+from ingestbench.server.jar import fetch_jar, verify_jar
 
 
 def record_jar(version: str, cache_dir: str | None, out: Path) -> None:

@@ -6,9 +6,9 @@ import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm cond
 
 from ingestbench.config import Settings
 from ingestbench.errors import run_reporting_user_errors
-from ingestbench.ingest import IngestFiles, ingest_job
-from ingestbench.jar import server_jar
+from ingestbench.ingest.job import IngestFiles, ingest_job
 from ingestbench.logs import setup_logging
+from ingestbench.server.jar import server_jar
 from ingestbench.variants import parse_variant_name
 
 

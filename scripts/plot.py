@@ -4,9 +4,9 @@ from pathlib import Path
 
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
+from ingestbench.charts.draw import render_chart_files
 from ingestbench.errors import run_reporting_user_errors
 from ingestbench.logs import setup_logging
-from ingestbench.plots import render_chart_files
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 setup_logging(sm.log[0])

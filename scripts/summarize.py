@@ -6,7 +6,7 @@ import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm cond
 
 from ingestbench.errors import run_reporting_user_errors
 from ingestbench.logs import setup_logging
-from ingestbench.summary import write_summary
+from ingestbench.results.summary import write_summary
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 setup_logging(sm.log[0])

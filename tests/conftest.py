@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ingestbench.jar import fetch_jar
-from ingestbench.server import embedded_server
+from ingestbench.server.jar import fetch_jar
+from ingestbench.server.process import embedded_server
 
 QUESTDB_VERSION = "9.3.4"
 # A loaded machine can take over a minute to start a JVM; tests wait, they do not time servers.

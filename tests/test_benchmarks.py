@@ -138,7 +138,7 @@ def test_bench_client_cpu_takes_the_serializer_apart():
 
 
 def test_bench_run_adds_up_the_sittings_of_one_label(tmp_path):
-    from ingestbench.workflow_copy import copy_workflow
+    from ingestbench.dev.workflow_copy import copy_workflow
 
     workdir = copy_workflow(tmp_path)
     for _ in range(2):
@@ -151,7 +151,7 @@ def test_bench_run_adds_up_the_sittings_of_one_label(tmp_path):
 
 
 def test_bench_run_passes_snakemake_s_failure_on(tmp_path):
-    from ingestbench.workflow_copy import copy_workflow
+    from ingestbench.dev.workflow_copy import copy_workflow
 
     workdir = copy_workflow(tmp_path)
     cmd = [sys.executable, str(REPO / "benchmarks/bench_run.py"), "--workdir", str(workdir),

@@ -24,7 +24,7 @@ import yaml
 from conftest import tiny_variants
 from test_workflow import CONFIG
 
-from ingestbench.workflow_copy import REPO, copy_workflow
+from ingestbench.dev.workflow_copy import REPO, copy_workflow
 
 pytestmark = pytest.mark.cluster
 
@@ -36,7 +36,7 @@ PROFILE = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text
 GROUP = "variant"
 PER_JOB = PROFILE["group-components"][GROUP]
 REMOTE_JOBS = {"dataset": 1, GROUP: -(-tiny_variants() // PER_JOB)}
-LOCAL_RULES = ("environment", "summarize", "chart_throughput", "seed_comparison")
+LOCAL_RULES = ("environment", "summarize", "chart_throughput", "published_comparison")
 ROWS_VARIANT = "pandas-rows-parquet-http"
 ACTIVE_STATES = "pending,running,suspended,completing,configuring"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ingestbench.cli import EXIT_USER_ERROR, main
-from ingestbench.compare import CompareError, compare, verdict, write_compare
+from ingestbench.results.compare import CompareError, compare, verdict, write_compare
 from ingestbench.variants import parse_variant_name
 
 DATASET = "cpu-s10-e10-seed1"

@@ -2,7 +2,7 @@
 
 import yaml
 
-from ingestbench.lockfile import CONDA_ENV, conda_env_text, locked_versions, normalise
+from ingestbench.dev.lockfile import CONDA_ENV, conda_env_text, locked_versions, normalise
 
 
 def test_conda_env_is_generated_from_the_lock():

@@ -16,7 +16,7 @@ import yaml
 from conftest import tiny_variants
 from test_workflow import CONFIG
 
-from ingestbench.workflow_copy import copy_workflow
+from ingestbench.dev.workflow_copy import copy_workflow
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -24,9 +24,9 @@ import psutil
 import pytest
 import yaml
 
-from ingestbench.jar import record_path
-from ingestbench.server import free_port
-from ingestbench.workflow_copy import copy_workflow
+from ingestbench.dev.workflow_copy import copy_workflow
+from ingestbench.server.jar import record_path
+from ingestbench.server.process import free_port
 
 pytestmark = pytest.mark.faults
 
@@ -162,7 +162,7 @@ def assert_plain_rerun_recovers(variant, data, config, out, cwd, rows) -> None:
 
 def copy_cached_jar(questdb_jar: Path, cache: Path) -> Path:
     """A private copy of the verified jar and its record (the user's cache is never touched)."""
-    from ingestbench.jar import fetch_jar
+    from ingestbench.server.jar import fetch_jar
 
     fetch_jar("9.3.4", questdb_jar.parent)  # makes sure the record exists beside it
     cache.mkdir(parents=True, exist_ok=True)
@@ -348,7 +348,7 @@ import json, sys
 from pathlib import Path
 from ingestbench.config import load_settings
 from ingestbench.errors import run_reporting_user_errors
-from ingestbench.ingest import IngestFiles, ingest_job
+from ingestbench.ingest.job import IngestFiles, ingest_job
 from ingestbench.variants import parse_variant_name
 
 config, data, manifest, out = sys.argv[1:5]

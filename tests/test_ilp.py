@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ingestbench.methods import Job, ilp_file
-from ingestbench.methods.ilp_file import IlpFileError, line_blocks
-from ingestbench.runner import run_variant
-from ingestbench.server import QuestDB
-from ingestbench.table import FIELDS, TAGS
+from ingestbench.ingest.methods import Job, ilp_file
+from ingestbench.ingest.methods.ilp_file import IlpFileError, line_blocks
+from ingestbench.ingest.runner import run_variant
+from ingestbench.server.process import QuestDB
+from ingestbench.server.table import FIELDS, TAGS
 from ingestbench.tsbs import DatasetParams, generate
 from ingestbench.tsbs.ilp import double_text
 from ingestbench.validate import (

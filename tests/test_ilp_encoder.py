@@ -12,9 +12,9 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from ingestbench.columns import FIELDS, TAGS, TIMESTAMP
-from ingestbench.ilp_encoder import EncodeError, IlpEncoder, as_record_batch
-from ingestbench.readers import iter_frames, to_pandas
+from ingestbench.ingest.encoder import EncodeError, IlpEncoder, as_record_batch
+from ingestbench.ingest.readers import iter_frames, to_pandas
+from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)

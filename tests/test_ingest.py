@@ -14,15 +14,15 @@ import psutil
 import pytest
 from conftest import STARTUP_S
 
-from ingestbench import runner
 from ingestbench.config import Settings, validate_config
 from ingestbench.errors import UserError
-from ingestbench.ingest import IngestFiles, ingest_job
-from ingestbench.methods import Job
-from ingestbench.records import SCHEMA_VERSION
-from ingestbench.runner import run_variant
-from ingestbench.server import QuestDB, embedded_server
-from ingestbench.timing import whole_file_end_to_end
+from ingestbench.ingest import runner
+from ingestbench.ingest.job import IngestFiles, ingest_job
+from ingestbench.ingest.methods import Job
+from ingestbench.ingest.runner import run_variant
+from ingestbench.ingest.timing import whole_file_end_to_end
+from ingestbench.results.records import SCHEMA_VERSION
+from ingestbench.server.process import QuestDB, embedded_server
 from ingestbench.variants import parse_variant_name
 
 EVERY_METHOD = [
@@ -124,7 +124,7 @@ def _files(tiny_dataset, tmp_path: Path, fmt: str = "parquet") -> IngestFiles:
 def test_a_running_repeat_reports_its_phase(questdb, tiny_dataset, monkeypatch, caplog):
     monkeypatch.setattr(runner, "HEARTBEAT_S", 0.005)  # every repeat is "long" here
     job = _job(questdb, tiny_dataset, "pandas-rows-parquet-http", "t_heartbeat")
-    with caplog.at_level(logging.INFO, logger="ingestbench.runner"):
+    with caplog.at_level(logging.INFO, logger="ingestbench.ingest.runner"):
         run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=1)
     beats = [r.getMessage() for r in caplog.records if "so far" in r.getMessage()]
     assert beats and all(

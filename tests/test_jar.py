@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from ingestbench import jar
 from ingestbench.errors import UserError
+from ingestbench.server import jar
 
 
 def test_the_cached_jar_matches_maven_centrals_sha1(questdb_jar):

@@ -12,7 +12,7 @@ import time
 import psutil
 import pytest
 
-from ingestbench.runner import PeakRss
+from ingestbench.ingest.runner import PeakRss
 
 MIB = 2**20
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ingestbench.records import (
+from ingestbench.results.records import (
     SCHEMA_VERSION,
     RecordError,
     RunFile,

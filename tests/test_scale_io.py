@@ -15,12 +15,12 @@ import pytest
 from conftest import STARTUP_S
 
 from ingestbench import disk
-from ingestbench.methods import Job
-from ingestbench.records import SCHEMA_VERSION
-from ingestbench.runner import run_repeat
-from ingestbench.server import embedded_server
-from ingestbench.server_files import placed_in
-from ingestbench.table import wait_visible
+from ingestbench.ingest.methods import Job
+from ingestbench.ingest.runner import run_repeat
+from ingestbench.results.records import SCHEMA_VERSION
+from ingestbench.server.process import embedded_server
+from ingestbench.server.table import wait_visible
+from ingestbench.server.uploads import placed_in
 from ingestbench.validate import (
     expected_aggregates,
     export_table,
@@ -129,7 +129,7 @@ def test_an_upload_is_streamed_in_big_reads_with_its_length(tmp_path, monkeypatc
     import http.server
     import threading
 
-    from ingestbench import server_files
+    from ingestbench.server import uploads as server_files
 
     got: dict = {}
 

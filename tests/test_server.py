@@ -15,8 +15,8 @@ import psutil
 import pytest
 from conftest import STARTUP_S
 
-from ingestbench import server
-from ingestbench.server import QuestDBError, embedded_server, free_port
+from ingestbench.server import process as server
+from ingestbench.server.process import QuestDBError, embedded_server, free_port
 
 
 def _gone(pid: int, within_s: float = 15) -> bool:
@@ -115,7 +115,7 @@ def _server_in_child_job(questdb_jar) -> tuple[subprocess.Popen, int, str]:
         f"""
         import time
         from pathlib import Path
-        from ingestbench.server import embedded_server
+        from ingestbench.server.process import embedded_server
         with embedded_server(Path({str(questdb_jar)!r})) as qdb:
             print(qdb.pid, qdb.data_dir, flush=True)
             time.sleep(120)

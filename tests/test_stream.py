@@ -10,10 +10,10 @@ import pytest
 
 from ingestbench.config import Settings, validate_config
 from ingestbench.errors import UserError
-from ingestbench.ingest import IngestFiles, ingest_job
-from ingestbench.methods import Job
-from ingestbench.readers import iter_frames, to_pandas
-from ingestbench.runner import run_variant
+from ingestbench.ingest.job import IngestFiles, ingest_job
+from ingestbench.ingest.methods import Job
+from ingestbench.ingest.readers import iter_frames, to_pandas
+from ingestbench.ingest.runner import run_variant
 from ingestbench.validate import (
     expected_aggregates,
     export_table,
@@ -73,7 +73,7 @@ def test_chunks_keep_categorical_tags_and_utc_time(tiny_dataset, library, fmt):
 
 
 def test_a_small_csv_block_cuts_lines_and_loses_none(tiny_dataset, monkeypatch):
-    from ingestbench import readers
+    from ingestbench.ingest import readers
 
     monkeypatch.setattr(readers, "CSV_BLOCK_BYTES", 1000)  # about 4 lines: most blocks end mid-line
     whole = readers.read_frame(tiny_dataset["csv"], "pandas", "csv")

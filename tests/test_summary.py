@@ -11,10 +11,16 @@ import pandas as pd
 import pytest
 
 from ingestbench.config import config_hash, validate_config
+from ingestbench.dev.lockfile import locked_versions
 from ingestbench.environment import collect_environment, write_environment
 from ingestbench.errors import UserError
-from ingestbench.lockfile import locked_versions
-from ingestbench.summary import SummaryError, read_summary, summarize, to_markdown, write_summary
+from ingestbench.results.summary import (
+    SummaryError,
+    read_summary,
+    summarize,
+    to_markdown,
+    write_summary,
+)
 
 FIXTURE = Path(__file__).parent / "fixtures" / "runs" / "results"
 BIG, SMALL = "cpu-s100-e10-seed42", "cpu-s10-e10-seed1"

@@ -17,8 +17,8 @@ import pytest
 from questdb import Sender
 
 from ingestbench import validate
-from ingestbench.records import SCHEMA_VERSION
-from ingestbench.table import COLUMNS, FIELDS, TAGS, recreate_table, wait_visible
+from ingestbench.results.records import SCHEMA_VERSION
+from ingestbench.server.table import COLUMNS, FIELDS, TAGS, recreate_table, wait_visible
 from ingestbench.validate import (
     ValidationFailed,
     expected_aggregates,

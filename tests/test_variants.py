@@ -116,7 +116,7 @@ def test_the_out_of_order_dataset_runs_dataframe_and_threads():
 
 
 def test_every_method_of_the_matrix_has_one_registered_class_and_no_more():
-    from ingestbench.methods import METHODS, Method
+    from ingestbench.ingest.methods import METHODS, Method
 
     assert set(METHODS) == set(CLIENT_METHODS) | set(SERVER_METHODS) | set(FILE_METHODS)
     assert all(issubclass(cls, Method) for cls in METHODS.values())

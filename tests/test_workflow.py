@@ -13,7 +13,7 @@ import psutil
 import pytest
 from conftest import TEST_CONFIG, tiny_variants
 
-from ingestbench.workflow_copy import copy_workflow
+from ingestbench.dev.workflow_copy import copy_workflow
 
 pytestmark = [pytest.mark.slow, pytest.mark.server]
 REPO = Path(__file__).resolve().parents[1]
@@ -98,7 +98,7 @@ def test_charts_after_a_full_run_schedule_no_ingestion(finished_run):
 
 def test_a_chart_styling_change_reruns_only_the_chart_rules(finished_run):
     workdir, _ = finished_run
-    plots = workdir / "src" / "ingestbench" / "plots.py"
+    plots = workdir / "src" / "ingestbench" / "charts" / "draw.py"
     original = plots.read_text()
     try:
         plots.write_text(original + "\n# a styling change\n")
@@ -140,7 +140,7 @@ def test_a_failed_ingestion_leaves_no_run_file_and_reruns(finished_run):
 
 
 def test_the_readme_shows_the_current_rule_graph():
-    from ingestbench import rulegraph
+    from ingestbench.dev import rulegraph
 
     committed = rulegraph.graph(rulegraph.committed())
     assert committed[0], "README.md has no rule graph between its markers"

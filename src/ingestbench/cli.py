@@ -141,7 +141,7 @@ def run_ingest(args: argparse.Namespace) -> int:
 
     from ingestbench.config import load_settings
     from ingestbench.errors import UserError
-    from ingestbench.ingest import IngestFiles, ingest_job
+    from ingestbench.ingest.job import IngestFiles, ingest_job
     from ingestbench.variants import parse_variant_name
 
     settings = load_settings(args.config)
@@ -189,7 +189,7 @@ def add_compare_parser(subparsers: argparse._SubParsersAction) -> argparse.Argum
 def run_compare(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ingestbench.compare import write_compare
+    from ingestbench.results.compare import write_compare
 
     out = Path(args.out) if args.out else Path(args.b) / "compare.md"
     report = write_compare(Path(args.a), Path(args.b), out)
@@ -232,7 +232,7 @@ def run_server(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ingestbench.config import load_config
-    from ingestbench.serve import serve
+    from ingestbench.server.serve import serve
 
     config = load_config(args.config)
     serve(

@@ -13,10 +13,11 @@ from typing import Any
 import jsonschema
 import yaml
 
-from .errors import UserError
-from .variants import PROTOCOL_2_METHODS, as_list
+from ingestbench import CHECKOUT
+from ingestbench.errors import UserError
+from ingestbench.variants import PROTOCOL_2_METHODS, as_list
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
+SCHEMA_PATH = CHECKOUT / "schemas" / "config.schema.yaml"
 
 
 # Keys every run file has at its top level and no config has: Snakemake's --configfile takes every
@@ -139,7 +140,7 @@ class QuestDBSettings:
         return self.mode == "external"
 
     def to_dict(self) -> dict[str, Any]:
-        """The `questdb` mapping as ingestbench.server takes it."""
+        """The `questdb` mapping as ingestbench.server.process takes it."""
         return {**asdict(self), "workers": dict(self.workers)}
 
 
@@ -161,7 +162,7 @@ class DatasetSpec:
 
     @property
     def params(self):  # -> ingestbench.tsbs.DatasetParams (imported late: numpy, pyarrow)
-        from .tsbs import DatasetParams
+        from ingestbench.tsbs import DatasetParams
 
         return DatasetParams.from_config(dict(self.entry))
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import UserError
+from ingestbench.errors import UserError
 
 log = logging.getLogger(__name__)
 

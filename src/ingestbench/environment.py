@@ -21,10 +21,10 @@ from typing import Any
 
 import psutil
 
-from .config import config_hash
-from .files import write_text_atomic
-from .lockfile import locked_versions
-from .server import QuestDB, java_executable
+from ingestbench.config import config_hash
+from ingestbench.dev.lockfile import locked_versions
+from ingestbench.files import write_text_atomic
+from ingestbench.server.process import QuestDB, java_executable
 
 log = logging.getLogger(__name__)
 SCHEMA_VERSION = 1
@@ -191,7 +191,7 @@ def record_environment(
     server_log: Path | None = None,
 ) -> dict[str, Any]:
     """Start (or reach) the configured QuestDB, collect everything and write environment.json."""
-    from .server import questdb_server
+    from ingestbench.server.process import questdb_server
 
     with questdb_server(config["questdb"], jar=jar, log_path=server_log) as qdb:
         env = collect_environment(config, qdb, lock_path, workflow_dir=workflow_dir, jar=jar)

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .errors import UserError
+from ingestbench.errors import UserError
 
 # A full disk, a full quota, or a file-size limit (ulimit -f): the user frees space and reruns.
 NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})

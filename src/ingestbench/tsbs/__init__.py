@@ -36,14 +36,17 @@ temporary name beside its final one, and all are renamed into place only when al
 
 Modules: ``params`` (DatasetParams: checked, named, from the config), ``hosts`` (the simulation:
 tags, walks, chunks, the out-of-order shuffle), ``writers`` (one Writer per format, registered
-in WRITERS), ``generator`` (the generate loop), ``manifest``.
+in ``formats``), ``ilp`` (the ILP text writer), ``generator`` (the generate loop), ``manifest``,
+and ``columns`` (the table's column names, which everything else follows).
+
+May import: errors, files. Everything else may import it; it imports nothing above it.
 """
 
 import importlib
 
-from ..columns import COLUMNS, FIELDS, TAGS, TIMESTAMP
-from .hosts import DEFAULT_CHUNK_ROWS, REGIONS, TAG_VALUES
-from .params import (
+from ingestbench.tsbs.columns import COLUMNS, FIELDS, TAGS, TIMESTAMP
+from ingestbench.tsbs.hosts import DEFAULT_CHUNK_ROWS, REGIONS, TAG_VALUES
+from ingestbench.tsbs.params import (
     DEFAULT_INTERVAL_S,
     DEFAULT_START,
     FIELD_TYPES,
@@ -60,10 +63,8 @@ from .params import (
 _LAZY = {
     "generate": "generator",
     "MANIFEST_SCHEMA_VERSION": "manifest",
-    **dict.fromkeys(
-        ("BOTH", "PARQUET_COMPRESSION", "WRITERS", "Writer", "arrow_schema", "column_schema"),
-        "writers",
-    ),
+    **dict.fromkeys(("PARQUET_COMPRESSION", "Writer", "arrow_schema", "column_schema"), "writers"),
+    **dict.fromkeys(("BOTH", "WRITERS"), "formats"),
 }
 
 

@@ -10,11 +10,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..files import atomic_paths
-from .hosts import DEFAULT_CHUNK_ROWS, iter_rows, shuffle_within_lag
-from .manifest import file_entry, manifest
-from .params import DatasetParams, GeneratorError, positive_int
-from .writers import BOTH, WRITERS, Writer
+from ingestbench.files import atomic_paths
+from ingestbench.tsbs.formats import BOTH, WRITERS
+from ingestbench.tsbs.hosts import DEFAULT_CHUNK_ROWS, iter_rows, shuffle_within_lag
+from ingestbench.tsbs.manifest import file_entry, manifest
+from ingestbench.tsbs.params import DatasetParams, GeneratorError, positive_int
+from ingestbench.tsbs.writers import Writer
 
 log = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..columns import FIELDS, TAGS
-from .params import DatasetParams
+from ingestbench.tsbs.columns import FIELDS, TAGS
+from ingestbench.tsbs.params import DatasetParams
 
 #: Region -> its datacenters (TSBS's devops/common.go).
 REGIONS: dict[str, tuple[str, ...]] = {

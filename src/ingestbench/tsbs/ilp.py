@@ -22,10 +22,10 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from ..columns import FIELDS, TAGS
-from .hosts import TAG_VALUES, Chunk
-from .params import DatasetParams
-from .writers import Writer
+from ingestbench.tsbs.columns import FIELDS, TAGS
+from ingestbench.tsbs.hosts import TAG_VALUES, Chunk
+from ingestbench.tsbs.params import DatasetParams
+from ingestbench.tsbs.writers import Writer
 
 MEASUREMENT = "cpu"
 #: Rows joined at a time: bounds the writer's memory to some 100 MB of text and temporaries.

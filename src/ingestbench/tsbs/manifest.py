@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from .params import GENERATOR_VERSION, DatasetParams, format_timestamp
-from .writers import column_schema
+from ingestbench.tsbs.params import GENERATOR_VERSION, DatasetParams, format_timestamp
+from ingestbench.tsbs.writers import column_schema
 
 MANIFEST_SCHEMA_VERSION = 1
 

@@ -1,8 +1,8 @@
 """One writer per output format, behind one small interface, registered in `WRITERS`.
 
 A new format is one `Writer` subclass and its entry in `WRITERS` (the generate loop and the
-manifest follow), plus a reader in ingestbench.readers, the value in the config schema, and the
-`generate` command's --format choices (spelled out there: the CLI does not import pyarrow).
+manifest follow), plus a reader in ingestbench.ingest.readers, the value in the config schema,
+and the `generate` command's --format choices (spelled out there: the CLI does not import pyarrow).
 Writers get the chunks the generator yields (arrays that may be reused after
 `write` returns) and write to the temporary path they are given; the generator renames it.
 """
@@ -16,9 +16,9 @@ from typing import Any, ClassVar
 import numpy as np
 import pyarrow as pa
 
-from ..columns import FIELDS, TAGS, TIMESTAMP
-from .hosts import TAG_VALUES, Chunk
-from .params import GENERATOR_VERSION, DatasetParams
+from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP
+from ingestbench.tsbs.hosts import TAG_VALUES, Chunk
+from ingestbench.tsbs.params import GENERATOR_VERSION, DatasetParams
 
 PARQUET_COMPRESSION = "snappy"
 
@@ -188,13 +188,3 @@ class CsvWriter(Writer):
             self.writer.close()
         finally:
             self.file.close()
-
-
-from .ilp import IlpWriter  # noqa: E402 (it subclasses Writer, defined above)
-
-#: Format name -> its writer, in the order the files are written; the names are
-#: ingestbench.variants.FORMATS (a test checks the two agree).
-WRITERS: dict[str, type[Writer]] = {"parquet": ParquetWriter, "csv": CsvWriter, "ilp": IlpWriter}
-#: What `--format both` means: the two dataframe formats (the ILP text is big, see
-#: ingestbench.disk.FILE_BYTES_PER_ROW).
-BOTH: tuple[str, ...] = ("parquet", "csv")

@@ -7,20 +7,28 @@ Three steps, used by three jobs, each in its own module:
   SQL over QuestDB): row count, rows per host, first and last timestamp, per field sum/min/max,
   distinct values per tag.
 - `export`: `export_table`, the whole table as Parquet through `/exp` (the ingest job).
-- `compare` and `rows` (rule `validate`): `validate_run` compares the two aggregate sets check by
+- `runs` and `rows` (rule `validate`): `validate_run` compares the two aggregate sets check by
   check and the source rows with the export row by row (DuckDB `EXCEPT ALL` both ways, over row
   hashes); `report` turns the result into the validation file, a log and one sentence.
 
 `sql` holds what they share: DuckDB connections, quoting, and timestamps as epoch microseconds in
 UTC (ISO strings with microsecond precision when shown, QuestDB's own format).
+
+May import: errors, files, tsbs, server, results.records. Imported by ingest (the job's export)
+and the scripts of rules `expected` and `validate`.
 """
 
-from .aggregates import TAG_VALUES_LIMIT, expected_aggregates, questdb_aggregates, write_expected
-from .compare import validate_run
-from .export import export_table
-from .report import ValidationFailed, failure_message, validate_files
-from .rows import row_level_comparison
-from .sql import export_relation, iso_us
+from ingestbench.validate.aggregates import (
+    TAG_VALUES_LIMIT,
+    expected_aggregates,
+    questdb_aggregates,
+    write_expected,
+)
+from ingestbench.validate.export import export_table
+from ingestbench.validate.report import ValidationFailed, failure_message, validate_files
+from ingestbench.validate.rows import row_level_comparison
+from ingestbench.validate.runs import validate_run
+from ingestbench.validate.sql import export_relation, iso_us
 
 __all__ = [
     "TAG_VALUES_LIMIT",

@@ -15,12 +15,12 @@ from typing import Any
 
 import duckdb
 
-from ..columns import FIELDS, TAGS, TIMESTAMP
-from ..errors import UserError
-from ..files import write_json_atomic
-from ..records import SCHEMA_VERSION
-from ..server import QuestDB
-from .sql import (
+from ingestbench.errors import UserError
+from ingestbench.files import write_json_atomic
+from ingestbench.results.records import SCHEMA_VERSION
+from ingestbench.server.process import QuestDB
+from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP
+from ingestbench.validate.sql import (
     check_name,
     duck,
     epoch_us,

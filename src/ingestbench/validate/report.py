@@ -7,11 +7,11 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserError
-from ..files import load_json
-from ..records import read_run, write_validation
-from .compare import validate_run
-from .sql import duckdb_limits
+from ingestbench.errors import UserError
+from ingestbench.files import load_json
+from ingestbench.results.records import read_run, write_validation
+from ingestbench.validate.runs import validate_run
+from ingestbench.validate.sql import duckdb_limits
 
 log = logging.getLogger(__name__)
 

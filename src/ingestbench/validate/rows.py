@@ -11,9 +11,16 @@ from typing import Any
 
 import duckdb
 
-from ..columns import FIELDS, TAGS, TIMESTAMP
-from ..errors import UserError
-from .sql import duck, epoch_us, export_relation, iso_us, source_relation, unreadable
+from ingestbench.errors import UserError
+from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP
+from ingestbench.validate.sql import (
+    duck,
+    epoch_us,
+    export_relation,
+    iso_us,
+    source_relation,
+    unreadable,
+)
 
 
 def _normalised_select(relation: str, types: dict[str, str]) -> str:

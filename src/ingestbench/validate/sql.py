@@ -18,7 +18,7 @@ from typing import Any
 
 import duckdb
 
-from ..errors import UserError
+from ingestbench.errors import UserError
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

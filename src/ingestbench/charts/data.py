@@ -1,0 +1,106 @@
+"""The summary table shaped for the charts: which rows each chart shows, grouped and labelled.
+
+No drawing here (and no matplotlib): ingestbench.charts.draw draws what these functions return, so a
+chart's data can be tested, and reused, without a figure.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+
+CLIENT_LIBRARIES = ("pandas", "polars")
+PARALLEL_METHODS = ("threads", "processes")
+
+
+def short_cpu(model: str | None) -> str:
+    """'Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz' -> 'Intel Xeon E5-2680 v4'."""
+    if not model:
+        return "unknown CPU"
+    text = re.sub(r"\((R|TM|tm|r)\)", "", model)
+    text = re.sub(r"@.*$", "", text)
+    text = re.sub(r"\b(CPU|Processor|\d+-Core)\b", "", text)
+    return re.sub(r"\s+", " ", text).strip() or model
+
+
+def machine_label(env: dict[str, Any] | None) -> str:
+    if not env:
+        return "machine not recorded"
+    m = env.get("machine", {})
+    cores = m.get("cores_available") or m.get("cores_logical")
+    return f"{cores} cores, {short_cpu(m.get('cpu_model'))}"
+
+
+def rows_label(rows: Any) -> str:
+    return f"{int(rows):,} rows" if pd.notna(rows) else "? rows"
+
+
+def by_dataset(df: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """(dataset, its rows) pairs, largest dataset first: one panel row each."""
+    order = df.sort_values(["dataset_rows", "dataset"], ascending=[False, True])["dataset"]
+    order = order.drop_duplicates()
+    return [(name, df[df["dataset"] == name]) for name in order]
+
+
+def series_label(df: pd.DataFrame) -> pd.Series:
+    """library · format · transport: one line per such combination in the line charts."""
+    return df["library"] + " · " + df["format"] + " · " + df["transport"]
+
+
+def speedup_data(df: pd.DataFrame) -> pd.DataFrame:
+    """Variants that have a rows-loop baseline (the loop itself left out)."""
+    return df[(df["method"] != "rows") & df["speedup_vs_rows"].notna()]
+
+
+def scaling_data(df: pd.DataFrame) -> tuple[list[str], pd.DataFrame]:
+    """(methods present, rows) of threads and processes, each with the dataframe variant of the
+    same dataset, library, format and transport as its 1-worker point (unless it has its own)."""
+    parallel = df[df["method"].isin(PARALLEL_METHODS)]
+    methods = [m for m in PARALLEL_METHODS if m in set(parallel["method"])]
+    if not methods:
+        return [], parallel
+    keys_of = ["dataset", "library", "format", "transport"]
+    frames = []
+    for method in methods:
+        part = parallel[parallel["method"] == method].copy()
+        keys = set(zip(*(part[k] for k in keys_of), strict=True))
+        single = df[df["method"] == "dataframe"]
+        single = single[[k in keys for k in zip(*(single[k] for k in keys_of), strict=True)]]
+        single = single.assign(workers=1, method=method)
+        if not (part["workers"] == 1).any():
+            part = pd.concat([part, single])
+        frames.append(part)
+    data = pd.concat(frames)
+    return methods, data.assign(series=series_label(data))
+
+
+def read_times(df: pd.DataFrame) -> pd.DataFrame:
+    """Median read phase per dataset, library and format, with the min and max over repeats.
+
+    The dataframe variants when there are any for a library and format, else all client
+    variants (the rows loop left out: it reads a capped prefix).
+    """
+    client = df[df["library"].isin(CLIENT_LIBRARIES) & (df["method"] != "rows")]
+    parts = []
+    for _, part in client.groupby(["dataset", "library", "format"]):
+        pref = part[part["method"] == "dataframe"]
+        parts.append(pref if not pref.empty else part)
+    if not parts:
+        return client.iloc[0:0]
+    return (
+        pd.concat(parts)
+        .groupby(["dataset", "dataset_rows", "library", "format"], as_index=False)
+        .agg(
+            read=("read_s_median", "median"),
+            lo=("read_s_min", "min"),
+            hi=("read_s_max", "max"),
+            convert=("convert_s_median", "median"),
+        )
+    )
+
+
+def batch_data(df: pd.DataFrame) -> pd.DataFrame:
+    batches = df[df["method"] == "batches"]
+    return batches.assign(series=series_label(batches))

@@ -1,0 +1,363 @@
+"""Charts from results/summary.csv (and environment.json for the titles), with seaborn.
+
+One function per chart, registered with `@draws(name)` under its name in
+ingestbench.charts.registry (the chart list); which rows a chart shows is decided in
+ingestbench.charts.data, and the shared styling (sizes, colours, bars, titles) lives in
+ingestbench.charts.style. Every chart reads only the summary table, so charts regenerate without
+touching a run file, and every chart file is always written: when the config had no variants of the
+kind a chart needs, it shows a "no data" placeholder instead.
+
+Each figure is 9 inches wide and saved at 150 dpi, so text stays legible when a README shows the
+PNG 900 px wide. Several datasets become stacked panels, each titled with its size.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+from ingestbench.charts.data import (  # noqa: E402
+    CLIENT_LIBRARIES,
+    batch_data,
+    by_dataset,
+    read_times,
+    scaling_data,
+    series_label,
+    speedup_data,
+)
+from ingestbench.charts.registry import CHARTS  # noqa: E402
+from ingestbench.charts.style import (  # noqa: E402
+    LIBRARY_COLORS,
+    PHASE_COLORS,
+    SERIALIZE_COLOR,
+    WIDTH_IN,
+    bar_height,
+    dataset_title,
+    hbars,
+    human,
+    library_legend,
+    line_panel,
+    no_data,
+    save,
+    series_palette,
+    stacked_axes,
+    suptitle,
+    theme,
+)
+from ingestbench.files import load_json  # noqa: E402
+from ingestbench.results.ceiling import LABEL, wire_ceilings  # noqa: E402
+from ingestbench.results.summary import read_summary  # noqa: E402
+
+log = logging.getLogger(__name__)
+
+
+Drawer = Callable[[pd.DataFrame, dict[str, Any] | None], Figure]
+#: Chart name (a key of ingestbench.charts.registry.CHARTS) -> the function that draws it.
+DRAWERS: dict[str, Drawer] = {}
+
+
+def draws(name: str) -> Callable[[Drawer], Drawer]:
+    """Register the decorated function as the drawing of chart `name`."""
+    if name not in CHARTS:
+        raise ValueError(
+            f"chart {name!r} is not in ingestbench.charts.registry.CHARTS; add it there"
+        )
+
+    def register(function: Drawer) -> Drawer:
+        DRAWERS[name] = function
+        return function
+
+    return register
+
+
+# ---------------------------------------------------------------- charts
+
+
+@draws("throughput")
+def throughput(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
+    """rows/s and MiB/s end to end per variant, fastest first, min–max error bars."""
+    what = "Ingestion throughput per variant (end to end, median of repeats)"
+    if df.empty:
+        return no_data(what, "the summary has no runs.", df, env)
+    groups = by_dataset(df)
+    fig, axes = stacked_axes(
+        [bar_height(len(g)) for _, g in groups], ncols=2, width_ratios=[1.25, 1]
+    )
+    for (_, group), (ax_rows, ax_mib) in zip(groups, axes, strict=True):
+        data = group.sort_values("rows_per_s_median", ascending=False)
+        hbars(
+            ax_rows, data, "rows_per_s_median", "rows_per_s_min", "rows_per_s_max", xlabel="rows/s"
+        )
+        hbars(
+            ax_mib,
+            data,
+            "mib_per_s_median",
+            "mib_per_s_min",
+            "mib_per_s_max",
+            fmt=lambda v: f"{v:.3g}",
+            xlabel="MiB/s (ILP bytes)",
+        )
+        ax_mib.set_yticklabels([])
+        ceiling = wire_ceilings(group).get(group["dataset"].iloc[0])
+        if ceiling:  # what the server takes with no client work: the file sent as it is
+            ax_rows.axvline(ceiling[0], color="0.2", linestyle="--", linewidth=1, label=LABEL)
+            ax_rows.legend(loc="lower right", fontsize=7.5, frameon=False)
+        ax_rows.xaxis.set_major_formatter(FuncFormatter(human))
+        ax_rows.set_title(dataset_title(group), loc="left")
+        proto = group["ilp_protocol_version"].dropna().unique()
+        suffix = f" (ILP v{int(proto[0])})" if len(proto) == 1 else ""
+        ax_mib.set_title("MiB/s" + suffix, loc="left")
+    suptitle(fig, what, df, env)
+    library_legend(fig, sorted(df["library"].unique(), key=list(LIBRARY_COLORS).index))
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return fig
+
+
+@draws("phases")
+def phases(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
+    """Stacked medians of read/convert/send/visible, and the separate serialize pass beside."""
+    what = "Where the time goes (median seconds per phase)"
+    if df.empty:
+        return no_data(what, "the summary has no runs.", df, env)
+    groups = by_dataset(df)
+    fig, axes = stacked_axes([bar_height(len(g)) for _, g in groups], ncols=2, width_ratios=[3, 1])
+    for (_, group), (ax, ax_ser) in zip(groups, axes, strict=True):
+        data = group.sort_values("end_to_end_s_median").reset_index(drop=True)
+        y = np.arange(len(data))
+        left = np.zeros(len(data))
+        for phase, color in PHASE_COLORS.items():
+            values = data[f"{phase}_s_median"].fillna(0).to_numpy(dtype=float)
+            ax.barh(y, values, left=left, color=color, label=phase, height=0.75)
+            left += values
+        ax.scatter(
+            data["end_to_end_s_median"],
+            y,
+            marker="|",
+            s=120,
+            color="black",
+            zorder=3,
+            label="end to end (median)",
+        )
+        ax.set_yticks(y, data["variant"], fontsize=8.5)
+        ax.invert_yaxis()
+        ax.set_xlabel("seconds (end to end = read + convert + send + visible)")
+        ax.set_title(dataset_title(group), loc="left")
+        ser = data["serialize_s_median"].to_numpy(dtype=float)
+        ax_ser.barh(
+            y, np.nan_to_num(ser), color=SERIALIZE_COLOR, hatch="//", height=0.75, edgecolor="white"
+        )
+        for yi, v in zip(y, ser, strict=True):
+            if np.isnan(v):
+                ax_ser.text(0, yi, " n/a", va="center", fontsize=8, color="0.4")
+        ax_ser.set_yticks(y, [""] * len(y))
+        ax_ser.set_ylim(ax.get_ylim())
+        ax_ser.set_xlabel("seconds")
+        ax_ser.set_title("serialize (separate pass,\nnot in end to end)", loc="left", fontsize=9)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False, fontsize=8.5)
+    suptitle(fig, what, df, env)
+    fig.tight_layout(rect=(0, 0.035, 1, 1))
+    return fig
+
+
+@draws("speedup")
+def speedup(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
+    """Median rows/s relative to the rows loop of the same dataset, library and format."""
+    what = "Speedup against the row-by-row loop (rows/s ratio)"
+    data = speedup_data(df)
+    if data.empty:
+        return no_data(
+            what,
+            "no variant has a rows baseline of the same library and format "
+            "(add method rows to the config).",
+            df,
+            env,
+        )
+    groups = by_dataset(data)
+    fig, axes = stacked_axes([bar_height(len(g)) for _, g in groups])
+    for (_, group), (ax,) in zip(groups, axes, strict=True):
+        group = group.sort_values("speedup_vs_rows", ascending=False)
+        hbars(
+            ax,
+            group,
+            "speedup_vs_rows",
+            None,
+            None,
+            fmt=lambda v: f"{v:.1f}×",
+            xlabel="× faster than the rows loop (log scale)",
+        )
+        ax.set_xscale("log")
+        ax.set_xlim(
+            min(0.8, group["speedup_vs_rows"].min() * 0.8), group["speedup_vs_rows"].max() * 2.2
+        )
+        ax.axvline(1, color="0.3", lw=1, ls="--")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}×"))
+        ax.set_title(dataset_title(group), loc="left")
+    suptitle(fig, what, data, env)
+    library_legend(fig, sorted(data["library"].unique(), key=list(LIBRARY_COLORS).index))
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return fig
+
+
+@draws("scaling")
+def scaling(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
+    """rows/s against worker count for threads and processes (dataframe = 1 worker)."""
+    what = "Scaling with client workers (rows/s, median and min–max)"
+    methods, data = scaling_data(df)
+    if not methods:
+        return no_data(what, "the config had no threads or processes variants.", df, env)
+    palette = series_palette(data["series"])
+    groups = by_dataset(data)
+    fig, axes = plt.subplots(
+        len(groups),
+        len(methods),
+        figsize=(WIDTH_IN, 3.4 * len(groups) + 1),
+        squeeze=False,
+        sharey="row",
+    )
+    for (_, group), row in zip(groups, axes, strict=True):
+        for method, ax in zip(methods, row, strict=True):
+            part = group[group["method"] == method]
+            if part.empty:
+                ax.text(0.5, 0.5, f"no {method} variants", ha="center", transform=ax.transAxes)
+            else:
+                line_panel(ax, part, "workers", palette)
+                ticks = sorted(part["workers"].dropna().astype(int).unique())
+                ax.set_xticks(ticks)
+            ax.set_xlabel(f"{method} (1 = the single-sender dataframe variant)")
+            ax.set_title(f"{dataset_title(group)}: {method}", loc="left")
+    handles = [plt.Line2D([], [], color=c, marker="o") for c in palette.values()]
+    fig.legend(
+        handles,
+        list(palette),
+        loc="lower center",
+        ncol=min(4, len(palette)),
+        frameon=False,
+        fontsize=8.5,
+    )
+    suptitle(fig, what, data, env)
+    fig.tight_layout(rect=(0, 0.06 + 0.02 * (len(palette) // 4), 1, 1))
+    return fig
+
+
+@draws("parquet_vs_csv")
+def parquet_vs_csv(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
+    """Time of the read phase, Parquet against CSV, for pandas and polars."""
+    what = "Reading the file: Parquet against CSV (read phase, seconds)"
+    data = read_times(df)
+    if data.empty:
+        return no_data(what, "the config had no pandas or polars variants.", df, env)
+    groups = by_dataset(data)
+    fig, axes = plt.subplots(1, len(groups), figsize=(WIDTH_IN, 4.2), squeeze=False)
+    formats = [f for f in ("parquet", "csv") if f in set(data["format"])]
+    fmt_colors = dict(zip(("parquet", "csv"), sns.color_palette("colorblind", 2), strict=True))
+    for (_, group), ax in zip(groups, axes[0], strict=True):
+        libs = [lib for lib in CLIENT_LIBRARIES if lib in set(group["library"])]
+        sns.barplot(
+            data=group,
+            x="library",
+            y="read",
+            hue="format",
+            order=libs,
+            hue_order=formats,
+            palette=fmt_colors,
+            ax=ax,
+            errorbar=None,
+        )
+        width = 0.8 / len(formats)
+        for i, lib in enumerate(libs):
+            for j, fmt in enumerate(formats):
+                row = group[(group["library"] == lib) & (group["format"] == fmt)]
+                if row.empty:
+                    continue
+                r = row.iloc[0]
+                x = i - 0.4 + width * (j + 0.5)
+                ax.errorbar(
+                    x,
+                    r["read"],
+                    yerr=[[r["read"] - r["lo"]], [r["hi"] - r["read"]]],
+                    color="0.2",
+                    capsize=3,
+                    lw=1,
+                )
+                ax.text(x, r["hi"], f"{r['read']:.2f} s\n", ha="center", va="bottom", fontsize=8)
+        ax.set_ylim(0, group["hi"].max() * 1.25 if group["hi"].max() > 0 else 1)
+        ax.set_xlabel("")
+        ax.set_ylabel("read phase, seconds")
+        ax.set_title(dataset_title(group), loc="left")
+        if ax.get_legend():
+            ax.get_legend().set_title("")
+    suptitle(fig, what, df, env)
+    fig.tight_layout()
+    return fig
+
+
+@draws("batch_sweep")
+def batch_sweep(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
+    """rows/s against the rows per flush of the batches method (log x)."""
+    what = "Batch-size sweep: rows/s against rows per flush"
+    data = batch_data(df)
+    if data.empty:
+        return no_data(what, "the config had no batches variants.", df, env)
+    palette = series_palette(data["series"])
+    groups = by_dataset(data)
+    fig, axes = plt.subplots(
+        len(groups), 1, figsize=(WIDTH_IN, 3.6 * len(groups) + 1), squeeze=False
+    )
+    for (dataset, group), (ax,) in zip(groups, axes, strict=True):
+        line_panel(ax, group, "batch_rows", palette)
+        ax.set_xscale("log")
+        ax.set_xlabel("rows per flush (batch_rows, log scale)")
+        ax.set_title(dataset_title(group), loc="left")
+        # The same library, format and transport sending the whole frame at once, for reference.
+        whole = df[(df["dataset"] == dataset) & (df["method"] == "dataframe")]
+        for _, r in whole.assign(series=series_label(whole)).iterrows():
+            if r["series"] in palette:
+                ax.axhline(
+                    r["rows_per_s_median"], color=palette[r["series"]], ls="--", lw=1, alpha=0.8
+                )
+    handles = [plt.Line2D([], [], color=c, marker="o") for c in palette.values()]
+    labels = list(palette)
+    handles.append(plt.Line2D([], [], color="0.4", ls="--"))
+    labels.append("whole frame in one dataframe call")
+    fig.legend(
+        handles, labels, loc="lower center", ncol=min(3, len(labels)), frameon=False, fontsize=8.5
+    )
+    suptitle(fig, what, data, env)
+    fig.tight_layout(rect=(0, 0.07 + 0.03 * (len(labels) // 3), 1, 1))
+    return fig
+
+
+def render_chart(name: str, df: pd.DataFrame, env: dict[str, Any] | None, outputs) -> None:
+    """Draw chart name from the summary table and write it to every path in outputs."""
+    if name not in DRAWERS:
+        raise ValueError(f"unknown chart {name!r}; known: {', '.join(CHARTS)}")
+    theme()
+    fig = DRAWERS[name](df, env)
+    try:
+        for path in outputs:
+            save(fig, path)
+    finally:
+        plt.close(fig)
+    log.info("drew %s into %s", name, ", ".join(map(str, outputs)))
+
+
+def render_chart_files(
+    name: str, summary_csv: Path, environment_json: Path | None, outputs
+) -> None:
+    df = read_summary(summary_csv)
+    env = load_json(environment_json, "environment file") if environment_json else None
+    render_chart(name, df, env, outputs)

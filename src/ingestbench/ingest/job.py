@@ -1,0 +1,78 @@
+"""One ingestion job: a server, the variant's repeats, then the table's aggregates and export."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ingestbench.config import Settings
+from ingestbench.environment import host_info
+from ingestbench.files import load_json, space_for, write_json_atomic
+from ingestbench.ingest.methods import Job
+from ingestbench.ingest.runner import run_variant
+from ingestbench.results.records import SCHEMA_VERSION, RunFile, write_run
+from ingestbench.server.process import questdb_server
+from ingestbench.variants import ROW_LOOP_METHODS, Variant
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class IngestFiles:
+    """What one ingestion job reads and writes."""
+
+    data: Path  # the dataset file in the variant's format
+    manifest: Path  # the dataset's manifest (rows, parameters)
+    run: Path  # the run file, written last
+    actual: Path | None = None  # QuestDB's aggregates of the table, for validation
+    export: Path | None = None  # the table exported as Parquet, for validation
+
+
+def rows_to_ingest(variant: Variant, dataset_rows: int, rows_cap: int | None) -> int:
+    """The slow row loops may be capped; every other method ingests the whole dataset."""
+    if variant.method in ROW_LOOP_METHODS and rows_cap:
+        return min(rows_cap, dataset_rows)
+    return dataset_rows
+
+
+def dataset_summary(manifest: dict[str, Any]) -> dict[str, Any]:
+    p = manifest["params"]
+    return {"name": manifest["name"], "rows": manifest["rows"], "scale": p["scale"],
+            "epochs": p["epochs"], "seed": p["seed"], "field_type": p["field_type"],
+            "out_of_order_lag_s": p.get("out_of_order_lag_s")}  # fmt: skip
+
+
+def ingest_job(
+    settings: Settings,
+    variant: Variant,
+    files: IngestFiles,
+    *,
+    jar: Path | None = None,
+    server_log: Path | None = None,
+) -> RunFile:
+    """Run all repeats of `variant` on a fresh (or the external) server; write the outputs."""
+    from ingestbench.validate import export_table, questdb_aggregates
+
+    manifest = load_json(files.manifest, "dataset manifest")
+    dataset = dataset_summary(manifest)
+    rows = rows_to_ingest(variant, dataset["rows"], settings.rows_cap)
+    table = settings.table
+    with questdb_server(settings.questdb.to_dict(), jar=jar, log_path=server_log) as qdb:
+        job = Job(qdb, table, variant, Path(files.data), rows, settings.ilp_protocol_version)
+        doc = run_variant(
+            job, dataset, dataset["field_type"], settings.repeats, settings.warmup_rows
+        )
+        if files.actual:
+            aggregates = questdb_aggregates(qdb, table)
+            write_json_atomic(
+                files.actual, {"schema_version": SCHEMA_VERSION, "aggregates": aggregates}
+            )
+        if files.export:
+            with space_for(files.export):
+                export_table(
+                    qdb, table, Path(files.export), piece_rows=settings.validation.export_piece_rows
+                )
+    doc["host"] = host_info()
+    return write_run(files.run, doc)  # last: a run file exists only for a finished job

@@ -1,0 +1,199 @@
+"""What every method shares: the job, the base `Method` (read, convert, send; whole-file or
+streamed), the client's errors as one sentence, and the helpers that read and serialize frames.
+
+A method's `send_pass` covers read -> convert -> send (the clock laps each phase) and returns
+what the separate serialize pass, outside end to end, needs (ingestbench.ingest.timing).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import resource
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from questdb import QuestDBError as ClientError
+from questdb import Sender
+
+from ingestbench.errors import UserError
+from ingestbench.ingest.pipeline import ChunkStream
+from ingestbench.ingest.readers import head, iter_frames, read_frame, to_pandas
+from ingestbench.ingest.timing import Clock
+from ingestbench.server.process import QuestDB
+from ingestbench.tsbs.columns import TAGS, TIMESTAMP
+from ingestbench.variants import Variant
+
+# Each repeat connects fresh senders on purpose (a repeat is a whole ingestion), so the client's
+# hint about a "burst of reconnections" is noise here.
+warnings.filterwarnings("ignore", message=".*burst of reconnections", category=UserWarning)
+
+STREAMED = "streamed"  # the state key of a streamed send pass: the serialize pass re-reads
+
+
+class SendError(UserError):
+    pass
+
+
+@dataclass
+class Job:
+    """Everything one ingestion needs; picklable, so process workers get it too."""
+
+    qdb: QuestDB
+    table: str
+    variant: Variant
+    path: Path  # the dataset file in the variant's format
+    rows: int  # rows to ingest: the dataset's, or the cap of the `rows` method
+    protocol_version: int = 2
+
+    def conf(self, **extra: Any) -> str:
+        return self.qdb.ilp_conf(self.variant.transport, self.protocol_version, **extra)
+
+
+_CONNECTION_ERRORS = {"CouldNotResolveAddr", "SocketError", "ConnectTimeout", "HandshakeError"}
+
+
+@contextlib.contextmanager
+def client_errors(job: Job, doing: str):
+    """Turn the client's exceptions into one sentence naming the cause and the fix."""
+    try:
+        yield
+    except ClientError as exc:
+        text = str(exc).strip().replace("\n", " ")[:400]
+        code = getattr(getattr(exc, "code", None), "name", "")
+        where = f"ILP/{job.variant.transport} at {job.qdb.host}"
+        if code in _CONNECTION_ERRORS:
+            cause, fix = f"lost the connection to QuestDB ({where})", "check that it is running"
+        elif code.startswith("Server"):
+            cause, fix = f"QuestDB refused the rows ({where})", "fix the data or the table"
+        else:
+            cause, fix = "the client could not serialize the frame", "fix the frame's dtypes"
+        raise SendError(
+            f"{job.variant.name}: {cause} while {doing}: {text}; {fix}, see the logs, then "
+            f"rerun this job."
+        ) from None
+
+
+def read_whole(job: Job):
+    """The whole file (or the capped prefix of the `rows` method) in the variant's library."""
+    return head(read_frame(job.path, job.variant.library, job.variant.format), job.rows)
+
+
+def stream_chunks(job: Job, clock: Clock, convert) -> ChunkStream:
+    """The variant's file as converted chunks, read ahead on a thread (timed as read/convert)."""
+    v = job.variant
+    frames = iter_frames(job.path, v.library, v.format, v.chunk_rows, job.rows)
+    return ChunkStream(frames, convert, clock)
+
+
+class Busy:
+    """Adds the time spent inside the `with` block to one phase of the clock."""
+
+    def __init__(self, clock: Clock, phase: str):
+        self.clock, self.phase = clock, phase
+
+    def __enter__(self) -> None:
+        self._t0 = time.perf_counter()
+
+    def __exit__(self, *exc) -> None:
+        self.clock.add(self.phase, time.perf_counter() - self._t0)
+
+
+def cpu_seconds() -> float:
+    """CPU (user + system) this process has used so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def dataframe_into(target, frame, job: Job) -> None:
+    target.dataframe(frame, table_name=job.table, symbols=list(TAGS), at=TIMESTAMP)
+
+
+def row_ranges(n_rows: int, parts: int) -> list[tuple[int, int]]:
+    """Split [0, n_rows) into `parts` contiguous (offset, length) ranges."""
+    step = -(-n_rows // parts)
+    return [(o, min(step, n_rows - o)) for o in range(0, n_rows, step)]
+
+
+def serialized_bytes(job: Job, frame, into=dataframe_into) -> int:
+    """ILP bytes of `frame` serialized by `into` into a fresh buffer (nothing is sent)."""
+    with Sender.from_conf(job.conf()) as sender:  # connects, sends nothing
+        buf = sender.new_buffer()
+        into(buf, frame, job)
+        return len(buf)
+
+
+class Method:
+    """Base: read, convert, send. Streamed (the default) chunk by chunk with reading on a thread
+    of its own, or, with chunk_rows null, the whole file in one go. Subclasses change the send."""
+
+    def send_pass(self, job: Job, clock: Clock) -> Any:
+        if job.variant.chunk_rows is not None:
+            return self.stream_pass(job, clock)
+        frame = read_whole(job)
+        clock.lap("read")
+        frame = self.convert(frame)
+        clock.lap("convert")
+        with client_errors(job, "connecting"), Sender.from_conf(self.conf(job)) as sender:
+            clock.restart()  # connecting is outside every phase
+            with client_errors(job, "sending"):
+                self.send(sender, frame, job)
+                sender.flush()
+            clock.lap("send")
+        return frame
+
+    def stream_pass(self, job: Job, clock: Clock) -> dict[str, Any]:
+        """One sender takes the chunks in order while the reader thread prepares the next."""
+        with client_errors(job, "connecting"), Sender.from_conf(self.conf(job)) as sender:
+            clock.start_wall()  # connecting is outside every phase; the file opens now
+            clock.current = "send"
+            with stream_chunks(job, clock, self.convert) as chunks, client_errors(job, "sending"):
+                for chunk in chunks:
+                    with Busy(clock, "send"):
+                        self.send(sender, chunk, job)
+                with Busy(clock, "send"):
+                    sender.flush()
+            clock.restart()  # visible starts when the last flush returned
+        return {STREAMED: True}
+
+    def convert(self, frame):
+        return to_pandas(frame)
+
+    def conf(self, job: Job) -> str:
+        return job.conf()
+
+    def send(self, sender, frame, job: Job) -> None:
+        dataframe_into(sender, frame, job)
+
+    def serialize_into(self, target, frame, job: Job) -> None:
+        """Fill a buffer (or sender) with `frame` as this method's send does."""
+        dataframe_into(target, frame, job)
+
+    def serialize_pass(self, job: Job, state: Any) -> int | None:
+        return serialized_bytes(job, state, self.serialize_into)
+
+    def timed_serialize(self, job: Job, state: Any) -> tuple[int | None, float]:
+        """(ILP bytes, seconds) of the separate serialize pass; (None, 0) without ILP."""
+        if isinstance(state, dict) and state.get(STREAMED):
+            return self.streamed_serialize(job)
+        t0 = time.perf_counter()
+        nbytes = self.serialize_pass(job, state)
+        return nbytes, (time.perf_counter() - t0) if nbytes is not None else 0.0
+
+    def streamed_serialize(self, job: Job) -> tuple[int, float]:
+        """Re-read the chunks and serialize each into one reused buffer: (bytes, busy seconds
+        summed over chunks). Reading is not timed; memory stays at one chunk and its ILP."""
+        nbytes, busy = 0, 0.0
+        v = job.variant
+        with Sender.from_conf(job.conf()) as sender:  # connects, sends nothing
+            buf = sender.new_buffer()
+            for frame in iter_frames(job.path, v.library, v.format, v.chunk_rows, job.rows):
+                chunk = self.convert(frame)
+                buf.clear()
+                t0 = time.perf_counter()
+                self.serialize_into(buf, chunk, job)
+                busy += time.perf_counter() - t0
+                nbytes += len(buf)
+        return nbytes, busy

@@ -1,0 +1,202 @@
+"""Run one variant's repeats against a server and build its run file (results.records)."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from typing import Any
+
+import psutil
+from tqdm import tqdm
+
+from ingestbench.ingest.methods import METHODS, Job
+from ingestbench.ingest.readers import import_libraries
+from ingestbench.ingest.timing import Clock, whole_file_end_to_end
+from ingestbench.ingest.warmup import warm_up
+from ingestbench.results.records import END_TO_END_PHASES, PHASES, SCHEMA_VERSION
+from ingestbench.server.table import recreate_table, wait_visible
+
+log = logging.getLogger(__name__)
+HEARTBEAT_S = 10.0
+
+
+def _rss(proc: psutil.Process) -> int:
+    with contextlib.suppress(psutil.Error):  # a worker may just have exited
+        return proc.memory_info().rss
+    return 0
+
+
+class PeakRss:
+    """Samples peak resident memory of the client and, apart, of the embedded server.
+
+    The client is the process `root_pid` (default: this one) and its descendants (process
+    workers), without the server (`server_pid`, a child of this process when embedded) and its
+    descendants. Memory is read every `interval_s`; the process tree, whose lookup walks every
+    process on the machine (about 3 ms of CPU here, charged to the client it measures), only
+    every `tree_interval_s`: workers start and stop rarely, and a new one grows from nothing.
+    """
+
+    def __init__(
+        self,
+        server_pid: int | None = None,
+        interval_s: float = 0.02,
+        root_pid: int | None = None,
+        tree_interval_s: float = 0.25,
+    ):
+        self.interval_s, self.server_pid, self.root_pid = interval_s, server_pid, root_pid
+        self.tree_interval_s = tree_interval_s
+        self.client = 0
+        self.server: int | None = None if server_pid is None else 0
+        self._client_tree: list[psutil.Process] = []
+        self._server_tree: list[psutil.Process] = []
+        self._tree_due = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _look_up_trees(self) -> bool:
+        """Find the client's and the server's processes; False once the root has exited."""
+        try:
+            root = psutil.Process(self.root_pid)
+            descendants = root.children(recursive=True)
+        except psutil.Error:  # the root has exited: its peak stands
+            return False
+        server_tree: list[psutil.Process] = []
+        if self.server_pid is not None:
+            with contextlib.suppress(psutil.Error):
+                server = psutil.Process(self.server_pid)
+                server_tree = [server, *server.children(recursive=True)]
+        left_out = {p.pid for p in server_tree}
+        self._client_tree = [root, *(p for p in descendants if p.pid not in left_out)]
+        self._server_tree = server_tree
+        return True
+
+    def _sample(self, look_up: bool = False) -> None:
+        now = time.monotonic()
+        if look_up or now >= self._tree_due:
+            self._tree_due = now + self.tree_interval_s
+            if not self._look_up_trees():
+                return
+        if self.server_pid is not None:
+            self.server = max(self.server or 0, sum(_rss(p) for p in self._server_tree))
+        self.client = max(self.client, sum(_rss(p) for p in self._client_tree))
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            self._sample()
+
+    def __enter__(self) -> PeakRss:
+        self._sample()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample(look_up=True)
+
+
+class Heartbeat:
+    """Every `interval_s` while a repeat runs, say how long it has run and in which phase.
+
+    Long repeats (the rows loop, small batches, big datasets) then show they are alive in the
+    job's log (and on the progress bar); a sleeping thread costs the timed code nothing.
+    """
+
+    def __init__(self, label: str, clock: Clock, bar=None, interval_s: float | None = None):
+        self.label, self.clock, self.bar = label, clock, bar
+        self.interval_s = interval_s or HEARTBEAT_S
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        start = time.perf_counter()
+        while not self._stop.wait(self.interval_s):
+            elapsed = time.perf_counter() - start
+            log.info("%s: %.0f s so far, %s", self.label, elapsed, self.clock.current)
+            if self.bar is not None:
+                self.bar.set_postfix(phase=self.clock.current, s=f"{elapsed:.0f}")
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _client_cpu() -> float:
+    t = psutil.Process().cpu_times()
+    return t.user + t.system
+
+
+def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any]:
+    """One timed ingestion into a freshly created table."""
+    method = METHODS[job.variant.method]()
+    recreate_table(job.qdb, job.table, field_type)
+    server_cpu0, cpu0 = job.qdb.cpu_seconds(), _client_cpu()
+    clock = Clock()
+    with Heartbeat(f"{job.variant.name} repeat {index}", clock, bar):
+        with PeakRss(job.qdb.pid) as rss:
+            started = time.perf_counter()  # before the clock's start: elapsed spans every lap
+            clock.restart()
+            state = method.send_pass(job, clock)
+            wait_visible(job.qdb, job.table, job.rows)
+            clock.lap("visible")
+            elapsed = time.perf_counter() - started
+        cpu1, server_cpu1 = _client_cpu(), job.qdb.cpu_seconds()
+        # The serialize pass runs apart, after the phases of end_to_end (ingestbench.ingest.timing),
+        # so client CPU and peak RSS exclude it.
+        clock.current = "serialize (the separate pass)"
+        ilp_bytes, clock.phases["serialize"] = method.timed_serialize(job, state)
+    client_cpu = cpu1 - cpu0 + (state.get("worker_cpu_s", 0.0) if isinstance(state, dict) else 0)
+    phases = {p: round(clock.phases[p], 6) for p in PHASES}
+    busy = sum(phases[p] for p in END_TO_END_PHASES)
+    # Whole-file mode: the phases ran one after the other. Streamed: they overlapped, so end to
+    # end is the wall time, and overlap says how much of the phases' busy time it hid.
+    end_to_end = whole_file_end_to_end(phases, elapsed) if clock.wall is None else clock.wall
+    return {
+        "repeat": index,
+        "cold": index == 0,
+        "phases": phases,
+        "end_to_end": round(end_to_end, 6),
+        "overlap": round(busy / end_to_end, 4) if end_to_end > 0 else 1.0,
+        "client_cpu_s": round(client_cpu, 3),
+        "server_cpu_s": None if server_cpu0 is None else round(server_cpu1 - server_cpu0, 3),
+        "client_rss_bytes": rss.client,
+        "server_rss_bytes": rss.server,
+        "ilp_bytes": ilp_bytes,
+    }
+
+
+def run_variant(
+    job: Job, dataset: dict[str, Any], field_type: str, repeats: int, warmup_rows: int = 0
+) -> dict:
+    """An untimed warm-up (unless warmup_rows is 0), then all repeats; the run-file document."""
+    import_libraries(job.variant.library)
+    warmup = warm_up(job, field_type, warmup_rows, dataset.get("rows") or job.rows)
+    results = []
+    bar = tqdm(range(repeats), desc=job.variant.name, unit="repeat", disable=None)
+    for i in bar:
+        result = run_repeat(job, field_type, i, bar)
+        result["cold"] = result["cold"] and warmup is None  # a warm-up met the cold server
+        results.append(result)
+        log.info("repeat %d: %s, end_to_end %.3f s (%.0f rows/s)", i, result["phases"],
+                 result["end_to_end"], job.rows / result["end_to_end"])  # fmt: skip
+        bar.set_postfix(rows_per_s=f"{job.rows / result['end_to_end']:,.0f}")
+    ilp_bytes = [r.pop("ilp_bytes") for r in results][-1]  # identical in every repeat
+    # A method may fix the version itself (an ILP text file is version 1 whatever the config says).
+    protocol = getattr(METHODS[job.variant.method], "protocol_version", job.protocol_version)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "dataset": dataset,
+        "variant": job.variant.to_dict(),
+        "rows": job.rows,
+        "ilp_bytes": ilp_bytes,
+        "ilp_protocol_version": protocol if ilp_bytes is not None else None,
+        "server": {"mode": "embedded" if job.qdb.pid else "external", "version": job.qdb.version()},
+        "warmup": warmup,
+        "repeats": results,
+    }

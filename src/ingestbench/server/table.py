@@ -1,0 +1,53 @@
+"""The one DDL every variant lands in, and the SQL around it (create, wait, count)."""
+
+from __future__ import annotations
+
+import time
+
+from ingestbench.server.process import QuestDB, QuestDBError
+from ingestbench.tsbs.columns import COLUMNS, FIELDS, TAGS, TIMESTAMP  # noqa: F401 (COLUMNS: re-exported)
+
+
+def create_table_sql(table: str, field_type: str = "double") -> str:
+    """10 SYMBOL tags, 10 DOUBLE or LONG fields, designated timestamp, daily partitions, WAL."""
+    sql_type = {"double": "DOUBLE", "long": "LONG"}[field_type]
+    cols = [f"{t} SYMBOL" for t in TAGS] + [f"{f} {sql_type}" for f in FIELDS]
+    cols.append(f"{TIMESTAMP} TIMESTAMP")
+    return f"CREATE TABLE {table} ({', '.join(cols)}) TIMESTAMP({TIMESTAMP}) PARTITION BY DAY WAL"
+
+
+def recreate_table(qdb: QuestDB, table: str, field_type: str = "double") -> None:
+    qdb.sql(f"DROP TABLE IF EXISTS {table}")
+    qdb.sql(create_table_sql(table, field_type))
+
+
+def check_not_suspended(qdb: QuestDB, table: str) -> None:
+    rows = qdb.rows(f"SELECT suspended, errorMessage FROM wal_tables() WHERE name = '{table}'")
+    if rows and rows[0][0]:
+        raise QuestDBError(
+            f"QuestDB suspended the WAL of table {table} ({rows[0][1] or 'no message'}); the "
+            f"ingested rows do not match the table, see the server log."
+        )
+
+
+def wait_visible(qdb: QuestDB, table: str, expected_rows: int, stall_s: float = 60) -> int:
+    """Block until the WAL is applied and count() == expected_rows; return the count.
+
+    Over ILP/TCP nothing acknowledges the rows, so they may still be arriving: poll, and give up
+    only when the count has not moved for `stall_s` (the server dropped rows or the connection).
+    """
+    last, last_change = -1, time.monotonic()
+    while True:
+        qdb.sql(f"SELECT wait_wal_table('{table}')")
+        check_not_suspended(qdb, table)
+        count = int(qdb.scalar(f"SELECT count() FROM {table}"))
+        if count == expected_rows:
+            return count
+        if count != last:
+            last, last_change = count, time.monotonic()
+        if count > expected_rows or time.monotonic() - last_change > stall_s:
+            raise QuestDBError(
+                f"table {table} holds {count} rows but {expected_rows} were sent; the server "
+                f"dropped or duplicated rows (see its log for the rejected lines)."
+            )
+        time.sleep(0.05)

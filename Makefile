@@ -33,14 +33,14 @@ run-scale: install
 test: install
 	$(BIN)/python -m pytest
 
-## Quick feedback (under a minute or two): everything but the workflow runs and benchmarks.
+## Quick feedback (about 3 minutes): the unit and integration tiers (tests/unit, tests/integration).
 test-quick: install
-	$(BIN)/python -m pytest -m "not slow and not faults"
+	$(BIN)/python -m pytest tests/unit tests/integration
 
 ## Faults injected against real servers and workflows (killed servers and workers, Ctrl-C, a
 ## corrupted jar, damaged data, a full disk, two clones at once); about 5 minutes.
 test-faults: install
-	$(BIN)/python -m pytest -m faults
+	$(BIN)/python -m pytest -m faults tests/faults
 
 ## The tiny workflow through a real single-node SLURM on this machine (profiles/slurm), then
 ## scancel of a running ingestion. Sets SLURM up with apt and root; says so when it cannot.
@@ -48,7 +48,7 @@ test-cluster: install
 	@if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
 		echo "test-cluster: skipped: a local SLURM needs root and apt-get (cluster/slurm-up.sh)"; \
 	else \
-		cluster/slurm-up.sh && { $(BIN)/python -m pytest -m cluster tests/test_cluster.py; \
+		cluster/slurm-up.sh && { $(BIN)/python -m pytest -m cluster tests/cluster; \
 			rc=$$?; cluster/slurm-down.sh; exit $$rc; }; \
 	fi
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ingestbench.config import load_config
+from ingestbench.config import QuestDBSettings, load_config
 from ingestbench.ingest.methods import Job
 from ingestbench.ingest.readers import import_libraries
 from ingestbench.ingest.runner import run_repeat
@@ -42,7 +42,7 @@ def dataset_and_server(
         params = DatasetParams(scale=scale, epochs=epochs, seed=42)
         generate(params, tmp, formats=formats, progress=False)
         paths = {fmt: Path(tmp) / f"{params.name}.{fmt}" for fmt in formats}
-        with questdb_server(config["questdb"]) as qdb:
+        with questdb_server(QuestDBSettings.from_config(config)) as qdb:
             yield params, paths, qdb, config
 
 

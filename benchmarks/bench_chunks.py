@@ -2,7 +2,7 @@
 
 Runs one client variant (default pandas dataframe, Parquet -> TCP) with each chunk size and the
 whole-file mode interleaved round-robin on one QuestDB (so drift hits every size alike), with the
-workflow's own methods and timing, and prints medians. DEFAULT_CHUNK_ROWS is chosen from it
+workflow's own methods and timing, and prints medians. READ_CHUNK_ROWS is chosen from it
 (`make bench-chunks`; the machine is shared and noisy, so compare within one run):
 
     .venv/bin/python benchmarks/bench_chunks.py --chunks 50000 100000 250000 500000 1000000

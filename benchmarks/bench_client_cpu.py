@@ -26,7 +26,7 @@ from ingestbench.ingest.methods.base import cpu_seconds
 from ingestbench.ingest.readers import import_libraries, iter_frames, to_pandas
 from ingestbench.tsbs import DatasetParams, generate
 from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP
-from ingestbench.variants import DEFAULT_CHUNK_ROWS
+from ingestbench.variants import READ_CHUNK_ROWS
 
 
 def read_chunks(path: Path, library: str, chunk_rows: int, rows: int) -> tuple[list, float]:
@@ -57,7 +57,7 @@ def vectorized(path: Path, library: str, rows: int) -> tuple[float, float, int]:
     from ingestbench.ingest.methods.vectorized import pieces
 
     c0 = cpu_seconds()
-    frames = iter_frames(path, library, "parquet", DEFAULT_CHUNK_ROWS, rows)
+    frames = iter_frames(path, library, "parquet", READ_CHUNK_ROWS, rows)
     batches = [as_record_batch(frame) for frame in frames]
     c1 = cpu_seconds()
     encoder, nbytes = IlpEncoder(TABLE, TAGS, FIELDS, TIMESTAMP), 0
@@ -71,7 +71,7 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=3, help="best of (default: 3)")
     a = p.parse_args()
     config = load_config(REPO / "config.yaml")
-    version, chunk_rows = config["ilp_protocol_version"], DEFAULT_CHUNK_ROWS
+    version, chunk_rows = config["ilp_protocol_version"], READ_CHUNK_ROWS
     import_libraries("polars")
     cases = {
         "serialize, all columns": [*TAGS, *FIELDS, TIMESTAMP],

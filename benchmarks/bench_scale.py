@@ -40,7 +40,7 @@ from pathlib import Path
 
 from _bench import REPO, TABLE, warm_up_each
 
-from ingestbench.config import load_config
+from ingestbench.config import QuestDBSettings, load_config
 from ingestbench.disk import Need, check_needs, files_bytes
 from ingestbench.errors import UserError
 from ingestbench.files import atomic_path
@@ -227,7 +227,7 @@ def main() -> None:
     results: list[dict] = []
     args.out.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with questdb_server(config["questdb"]) as qdb:
+        with questdb_server(QuestDBSettings.from_config(config)) as qdb:
             for size in args.sizes:
                 params, path = dataset(size, args.scale, args.data_dir)
                 names = list(args.variants)

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
+from ingestbench.config import QuestDBSettings
 from ingestbench.environment import record_environment
 from ingestbench.errors import run_reporting_user_errors
 from ingestbench.logs import setup_logging
@@ -17,7 +18,7 @@ run_reporting_user_errors(
         Path(sm.output[0]),
         lock_path=Path(sm.input.lock),
         workflow_dir=Path(sm.params.workflow_dir),
-        jar=server_jar(sm.config["questdb"]),
+        jar=server_jar(QuestDBSettings.from_config(sm.config)),
         server_log=Path(sm.log.server),
     )
 )

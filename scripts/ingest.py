@@ -4,7 +4,7 @@ from pathlib import Path
 
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
-from ingestbench.config import Settings
+from ingestbench.config import QuestDBSettings, Settings
 from ingestbench.errors import run_reporting_user_errors
 from ingestbench.ingest.job import IngestFiles, ingest_job
 from ingestbench.logs import setup_logging
@@ -26,7 +26,7 @@ def main(sm) -> None:
             Settings.from_config(sm.config),
             parse_variant_name(sm.wildcards.variant),
             files,
-            jar=server_jar(sm.config["questdb"]),
+            jar=server_jar(QuestDBSettings.from_config(sm.config)),
             server_log=Path(sm.log.server),
         )
     )

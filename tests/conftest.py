@@ -1,4 +1,6 @@
-"""Shared fixtures: a real QuestDB server (the Maven Central jar) and a tiny TSBS dataset."""
+"""Shared fixtures (a real QuestDB server from the Maven Central jar, a tiny TSBS dataset), and the
+tier markers: a test's tier is the folder it lives in (unit, integration, workflow, faults,
+cluster), so `pytest -m unit` or `make test-quick` pick tiers without a mark on any test."""
 
 from __future__ import annotations
 
@@ -8,30 +10,23 @@ import pytest
 
 from ingestbench.server.jar import fetch_jar
 from ingestbench.server.process import embedded_server
+from tests.helpers import QUESTDB_VERSION, STARTUP_S, TESTS
 
-QUESTDB_VERSION = "9.3.4"
-# A loaded machine can take over a minute to start a JVM; tests wait, they do not time servers.
-STARTUP_S = 300
-TEST_CONFIG = Path(__file__).parent / "data" / "config.test.yaml"
-
-
-def tiny_variants() -> int:
-    """How many variants the tiny workflow config (tests/data/config.test.yaml) runs."""
-    from ingestbench.config import load_config
-    from ingestbench.variants import variants_by_dataset
-
-    config = load_config(TEST_CONFIG)
-    labels = [d["label"] for d in config["datasets"]]
-    return sum(len(vs) for vs in variants_by_dataset(config, labels).values())
-
-
+TIERS = ("unit", "integration", "workflow", "faults", "cluster")
 # A test that takes one of these fixtures needs a QuestDB server (or its jar): marked `server`.
 SERVER_FIXTURES = {"questdb", "questdb_jar"}
 
 
 def pytest_collection_modifyitems(items) -> None:
-    """Mark `server` every test that uses a server fixture, so `-m "not server"` needs no Java."""
+    """Mark each test with its folder's tier, and `server` when it uses a server fixture (so that
+    `-m "not server"` needs no Java)."""
     for item in items:
+        tier = Path(item.path).resolve().relative_to(TESTS).parts[0]
+        if tier not in TIERS:
+            raise pytest.UsageError(
+                f"{item.nodeid}: tests live in one of tests/{{{','.join(TIERS)}}}/"
+            )
+        item.add_marker(getattr(pytest.mark, tier))
         if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.server)
 

@@ -231,12 +231,11 @@ def add_server_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
 def run_server(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ingestbench.config import load_config
+    from ingestbench.config import QuestDBSettings, load_config
     from ingestbench.server.serve import serve
 
-    config = load_config(args.config)
     serve(
-        config["questdb"],
+        QuestDBSettings.from_config(load_config(args.config)),
         bind=args.bind,
         http_port=args.http_port,
         ilp_port=args.ilp_port,

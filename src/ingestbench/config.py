@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -112,45 +112,47 @@ def config_hash(config: dict[str, Any]) -> str:
 
 
 # ------------------------------------------------------------------------ the config as objects
-# Built from a validated config (defaults filled in), so code takes named values, not dict keys.
-# Snakemake keeps using the dict `config`; these are for the package's own functions.
+# Built from a validated config, so code takes named values, not dict keys. No field has a default
+# of its own: the schema owns every default (validate_config fills them in). Snakemake keeps
+# using the dict `config`; the package's functions take these.
 
 
 @dataclass(frozen=True)
 class QuestDBSettings:
     """The server each job ingests into: embedded (started per job) or external."""
 
-    mode: str = "embedded"
-    version: str = "9.3.4"
-    jar: str | None = None
-    java: str | None = None
-    cache_dir: str | None = None
-    keep_data: bool = False
-    startup_timeout_s: float = 60
-    shutdown_grace_s: float = 10
-    workers: Mapping[str, int | None] = field(default_factory=dict)
-    worker_idle: str = "park"
-    host: str = "127.0.0.1"
-    http_port: int = 9000
-    ilp_port: int = 9009
-    copy_root: str | None = None
+    mode: str
+    version: str
+    jar: str | None
+    java: str | None
+    cache_dir: str | None
+    keep_data: bool
+    startup_timeout_s: float
+    shutdown_grace_s: float
+    workers: Mapping[str, int | None]
+    worker_idle: str
+    host: str
+    http_port: int
+    ilp_port: int
+    copy_root: str | None
 
     @property
     def external(self) -> bool:
         return self.mode == "external"
 
-    def to_dict(self) -> dict[str, Any]:
-        """The `questdb` mapping as ingestbench.server.process takes it."""
-        return {**asdict(self), "workers": dict(self.workers)}
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> QuestDBSettings:
+        """The `questdb` block of a config that validate_config() has checked and filled."""
+        return _known(cls, config["questdb"])
 
 
 @dataclass(frozen=True)
 class ValidationSettings:
-    on_failure: str = "fail"
-    rel_tolerance: float = 1e-9
-    max_differences: int = 5
-    memory_limit: str | None = "1GB"  # DuckDB's, while validating; beyond it DuckDB spills
-    export_piece_rows: int | None = 10_000_000  # rows per /exp call of the table's export
+    on_failure: str
+    rel_tolerance: float
+    max_differences: int
+    memory_limit: str | None  # DuckDB's, while validating; beyond it DuckDB spills
+    export_piece_rows: int | None  # rows per /exp call of the table's export
 
 
 @dataclass(frozen=True)
@@ -173,13 +175,13 @@ class Settings:
 
     datasets: tuple[DatasetSpec, ...]
     variants: tuple[Mapping[str, Any], ...]
-    repeats: int = 3
-    rows_cap: int | None = 100_000
-    table: str = "cpu"
-    ilp_protocol_version: int = 2
-    warmup_rows: int = 0
-    questdb: QuestDBSettings = field(default_factory=QuestDBSettings)
-    validation: ValidationSettings = field(default_factory=ValidationSettings)
+    repeats: int
+    rows_cap: int | None
+    table: str
+    ilp_protocol_version: int
+    warmup_rows: int
+    questdb: QuestDBSettings
+    validation: ValidationSettings
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Settings:
@@ -191,8 +193,8 @@ class Settings:
             rows_cap=config["rows_cap"],
             table=config["table"],
             ilp_protocol_version=config["ilp_protocol_version"],
-            warmup_rows=config.get("warmup_rows", 0),
-            questdb=_known(QuestDBSettings, config["questdb"]),
+            warmup_rows=config["warmup_rows"],
+            questdb=QuestDBSettings.from_config(config),
             validation=_known(ValidationSettings, config["validation"]),
         )
 

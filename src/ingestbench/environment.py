@@ -21,7 +21,7 @@ from typing import Any
 
 import psutil
 
-from ingestbench.config import config_hash
+from ingestbench.config import QuestDBSettings, config_hash
 from ingestbench.dev.lockfile import locked_versions
 from ingestbench.files import write_text_atomic
 from ingestbench.server.process import QuestDB, java_executable
@@ -193,7 +193,9 @@ def record_environment(
     """Start (or reach) the configured QuestDB, collect everything and write environment.json."""
     from ingestbench.server.process import questdb_server
 
-    with questdb_server(config["questdb"], jar=jar, log_path=server_log) as qdb:
+    with questdb_server(
+        QuestDBSettings.from_config(config), jar=jar, log_path=server_log
+    ) as qdb:
         env = collect_environment(config, qdb, lock_path, workflow_dir=workflow_dir, jar=jar)
     write_environment(env, out_path)
     return env

@@ -38,7 +38,7 @@ DEFAULT_BATCH_ROWS = 10_000
 # Rows per chunk of the streamed client methods: about 35-45 MiB of pandas frame and its ILP per
 # chunk in flight, and ~10 chunks per 1M rows for the overlap to work with. Not yet confirmed by
 # `make bench-chunks` (the sweep of 50k..1M rows), which is the way to re-choose it.
-DEFAULT_CHUNK_ROWS = 100_000
+READ_CHUNK_ROWS = 100_000
 WHOLE_FILE = "all"  # the config's (and the name's) word for chunk_rows null: one whole-file read
 
 
@@ -50,7 +50,7 @@ class Variant:
     transport: str
     workers: int = 1
     batch_rows: int | None = None
-    chunk_rows: int | None = DEFAULT_CHUNK_ROWS  # None: read the whole file at once
+    chunk_rows: int | None = READ_CHUNK_ROWS  # None: read the whole file at once
 
     def __post_init__(self) -> None:
         if self.method not in CLIENT_METHODS and self.chunk_rows is not None:
@@ -63,7 +63,7 @@ class Variant:
             name += f"-w{self.workers}"
         if self.method == "batches":
             name += f"-b{self.batch_rows}"
-        if self.method in CLIENT_METHODS and self.chunk_rows != DEFAULT_CHUNK_ROWS:
+        if self.method in CLIENT_METHODS and self.chunk_rows != READ_CHUNK_ROWS:
             name += f"-c{WHOLE_FILE if self.chunk_rows is None else self.chunk_rows}"
         return name
 
@@ -123,7 +123,7 @@ def make_variant(
         transport,
         workers=(workers or DEFAULT_WORKERS) if method in PARALLEL_METHODS else 1,
         batch_rows=(batch_rows or DEFAULT_BATCH_ROWS) if method == "batches" else None,
-        chunk_rows=None if chunk_rows == WHOLE_FILE else (chunk_rows or DEFAULT_CHUNK_ROWS),
+        chunk_rows=None if chunk_rows == WHOLE_FILE else (chunk_rows or READ_CHUNK_ROWS),
     )
 
 
@@ -136,7 +136,7 @@ def expand_spec(spec: dict[str, Any]) -> list[Variant]:
         as_list(spec.get("transport"), TRANSPORTS),
         as_list(spec.get("workers"), DEFAULT_WORKERS),
         as_list(spec.get("batch_rows"), DEFAULT_BATCH_ROWS),
-        as_list(spec.get("chunk_rows"), DEFAULT_CHUNK_ROWS),
+        as_list(spec.get("chunk_rows"), READ_CHUNK_ROWS),
     )
     found = {make_variant(*c) for c in combos}
     return sorted((v for v in found if v is not None), key=Variant.sort_key)

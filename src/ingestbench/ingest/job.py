@@ -59,7 +59,7 @@ def ingest_job(
     dataset = dataset_summary(manifest)
     rows = rows_to_ingest(variant, dataset["rows"], settings.rows_cap)
     table = settings.table
-    with questdb_server(settings.questdb.to_dict(), jar=jar, log_path=server_log) as qdb:
+    with questdb_server(settings.questdb, jar=jar, log_path=server_log) as qdb:
         job = Job(qdb, table, variant, Path(files.data), rows, settings.ilp_protocol_version)
         doc = run_variant(
             job, dataset, dataset["field_type"], settings.repeats, settings.warmup_rows

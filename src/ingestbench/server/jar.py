@@ -17,6 +17,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from ingestbench.config import QuestDBSettings
 from ingestbench.errors import UserError
 from ingestbench.files import write_json_atomic
 
@@ -136,16 +137,16 @@ def fetch_jar(version: str, cache_dir: Path | str | None = None) -> Path:
     return target
 
 
-def resolve_jar(qdb_config: dict) -> Path:
+def resolve_jar(settings: QuestDBSettings) -> Path:
     """The jar to run: the configured one, or the cached download of the configured version."""
-    if qdb_config.get("jar"):
-        jar = Path(qdb_config["jar"]).expanduser()
+    if settings.jar:
+        jar = Path(settings.jar).expanduser()
         if not jar.is_file():
             raise UserError(f"questdb.jar points to {jar}, which does not exist; fix the path.")
         return jar
-    return fetch_jar(qdb_config["version"], qdb_config.get("cache_dir"))
+    return fetch_jar(settings.version, settings.cache_dir)
 
 
-def server_jar(qdb_config: dict) -> Path | None:
+def server_jar(settings: QuestDBSettings) -> Path | None:
     """The verified jar an embedded server runs, or None for an external server."""
-    return None if qdb_config["mode"] == "external" else resolve_jar(qdb_config)
+    return None if settings.external else resolve_jar(settings)

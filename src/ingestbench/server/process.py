@@ -1,6 +1,6 @@
 """A real QuestDB server per job (embedded mode) or a running one (external mode).
 
-`questdb_server(config)` is the one entry point: a context manager yielding a `QuestDB` handle.
+`questdb_server(settings)` is the one entry point: a context manager yielding a `QuestDB` handle.
 An embedded server binds only to 127.0.0.1 on free ports, runs in its own data directory, and is
 stopped on exit (SIGTERM, then SIGKILL after a grace period), also on failure, Ctrl-C and SIGTERM.
 """
@@ -27,6 +27,7 @@ import psutil
 import requests
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
+from ingestbench.config import QuestDBSettings
 from ingestbench.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -334,16 +335,15 @@ def _raise_if_port_taken(log_path: Path, log_start: int, fixed_ports: dict[str, 
 
 @contextlib.contextmanager
 def questdb_server(
-    qdb_config: dict[str, Any], jar: Path | None = None, log_path: Path | None = None
+    settings: QuestDBSettings, jar: Path | None = None, log_path: Path | None = None
 ) -> Iterator[QuestDB]:
     """The server a job uses: a fresh embedded one, or the configured external one."""
-    if qdb_config["mode"] == "external":
-        copy_root = qdb_config.get("copy_root")
+    if settings.external:
         qdb = QuestDB(
-            qdb_config["host"],
-            qdb_config["http_port"],
-            qdb_config["ilp_port"],
-            copy_root=Path(copy_root) if copy_root else None,
+            settings.host,
+            settings.http_port,
+            settings.ilp_port,
+            copy_root=Path(settings.copy_root) if settings.copy_root else None,
         )
         qdb.sql("SELECT 1")  # fail early, with the clear message, if it is not there
         yield qdb
@@ -351,24 +351,24 @@ def questdb_server(
     if jar is None:
         from ingestbench.server.jar import resolve_jar
 
-        jar = resolve_jar(qdb_config)
-    with configured_server(qdb_config, jar, log_path) as qdb:
+        jar = resolve_jar(settings)
+    with configured_server(settings, jar, log_path) as qdb:
         yield qdb
 
 
 def configured_server(
-    qdb_config: dict[str, Any], jar: Path, log_path: Path | None = None, **where: Any
+    settings: QuestDBSettings, jar: Path, log_path: Path | None = None, **where: Any
 ) -> contextlib.AbstractContextManager[QuestDB]:
     """embedded_server() with the settings of the config's `questdb` block; `where` takes the
     `bind` address and fixed `ports` of a server started by hand."""
     return embedded_server(
         jar,
-        java=qdb_config.get("java"),
-        workers=qdb_config.get("workers"),
-        worker_idle=qdb_config.get("worker_idle", "park"),
-        startup_timeout_s=qdb_config.get("startup_timeout_s", 60),
-        shutdown_grace_s=qdb_config.get("shutdown_grace_s", 10),
-        keep_data=qdb_config.get("keep_data", False),
+        java=settings.java,
+        workers=dict(settings.workers),
+        worker_idle=settings.worker_idle,
+        startup_timeout_s=settings.startup_timeout_s,
+        shutdown_grace_s=settings.shutdown_grace_s,
+        keep_data=settings.keep_data,
         log_path=log_path,
         **where,
     )

@@ -11,11 +11,12 @@ import socket
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import psutil
 import yaml
 
+from ingestbench.config import QuestDBSettings
 from ingestbench.errors import UserError
 from ingestbench.server.jar import resolve_jar
 from ingestbench.server.process import (
@@ -73,7 +74,7 @@ def _wait_while_running(pid: int) -> None:
 
 
 def serve(
-    qdb_config: dict[str, Any],
+    settings: QuestDBSettings,
     bind: str = LOOPBACK,
     http_port: int | None = None,
     ilp_port: int | None = None,
@@ -84,10 +85,10 @@ def serve(
     for port, flag in ((http_port, "--http-port"), (ilp_port, "--ilp-port")):
         if port:
             check_port_free(bind, port, flag)
-    jar = resolve_jar(qdb_config)
+    jar = resolve_jar(settings)
     try:
         with configured_server(
-            qdb_config, jar, log_path, bind=bind, ports={"http": http_port, "ilp": ilp_port}
+            settings, jar, log_path, bind=bind, ports={"http": http_port, "ilp": ilp_port}
         ) as qdb:
             print(
                 f"QuestDB is up (pid {qdb.pid}, data in {qdb.data_dir}, log in "

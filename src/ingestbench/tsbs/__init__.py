@@ -45,7 +45,7 @@ May import: errors, files. Everything else may import it; it imports nothing abo
 import importlib
 
 from ingestbench.tsbs.columns import COLUMNS, FIELDS, TAGS, TIMESTAMP
-from ingestbench.tsbs.hosts import DEFAULT_CHUNK_ROWS, REGIONS, TAG_VALUES
+from ingestbench.tsbs.hosts import GENERATOR_CHUNK_ROWS, REGIONS, TAG_VALUES
 from ingestbench.tsbs.params import (
     DEFAULT_INTERVAL_S,
     DEFAULT_START,
@@ -77,7 +77,7 @@ def __getattr__(name: str):
 __all__ = [
     "BOTH",
     "COLUMNS",
-    "DEFAULT_CHUNK_ROWS",
+    "GENERATOR_CHUNK_ROWS",
     "DEFAULT_INTERVAL_S",
     "DEFAULT_START",
     "FIELDS",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ingestbench.files import atomic_paths
 from ingestbench.tsbs.formats import BOTH, WRITERS
-from ingestbench.tsbs.hosts import DEFAULT_CHUNK_ROWS, iter_rows, shuffle_within_lag
+from ingestbench.tsbs.hosts import GENERATOR_CHUNK_ROWS, iter_rows, shuffle_within_lag
 from ingestbench.tsbs.manifest import file_entry, manifest
 from ingestbench.tsbs.params import DatasetParams, GeneratorError, positive_int
 from ingestbench.tsbs.writers import Writer
@@ -63,7 +63,7 @@ def generate(
     formats: Sequence[str] | str = BOTH,
     progress: bool = True,
     *,
-    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    chunk_rows: int = GENERATOR_CHUNK_ROWS,
 ) -> dict:
     """Write ``out_dir/<name>.parquet`` and/or ``.csv`` and ``<name>.manifest.json``.
 

@@ -37,7 +37,7 @@ TAG_VALUES: dict[str, tuple[str, ...]] = {
     "service_environment": ("production", "staging", "test"),
 }
 #: Rows per chunk (one Parquet row group); whole epochs, at least one.
-DEFAULT_CHUNK_ROWS = 1_000_000
+GENERATOR_CHUNK_ROWS = 1_000_000
 
 
 @dataclass

@@ -29,7 +29,7 @@ from ingestbench.ingest.methods.ilp_file import as_user_error, open_connections
 from ingestbench.ingest.readers import iter_frames
 from ingestbench.ingest.timing import Clock
 from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP
-from ingestbench.variants import DEFAULT_CHUNK_ROWS
+from ingestbench.variants import READ_CHUNK_ROWS
 
 #: Rows encoded and sent at a time, within a chunk. Over TCP a piece of
 #: 25k rows (about 10 MiB of ILP) held RSS at 490-580 MiB against 730-890 for whole 100k-row
@@ -92,7 +92,7 @@ class Vectorized(Method):
                 chunks = stack.enter_context(stream_chunks(job, clock, self.convert))
             else:
                 clock.restart()
-                chunks = _Slices(batch, DEFAULT_CHUNK_ROWS)
+                chunks = _Slices(batch, READ_CHUNK_ROWS)
             # Streamed, each worker adds its busy time to `send`; whole-file, `send` is one lap.
             self._send_all(job, chunks, connections, clock if streamed else Clock())
             if streamed:

@@ -11,13 +11,12 @@ from pathlib import Path
 import pandas as pd
 import psutil
 import pytest
-from conftest import TEST_CONFIG, tiny_variants
 
 from ingestbench.dev.workflow_copy import copy_workflow
+from tests.helpers import QUESTDB_VERSION, TEST_CONFIG, tiny_variants
 
-pytestmark = [pytest.mark.slow, pytest.mark.server]
-REPO = Path(__file__).resolve().parents[1]
-CONFIG = TEST_CONFIG  # the tiny workflow config
+pytestmark = pytest.mark.server  # the workflow starts its own servers, from the jar
+CONFIG = TEST_CONFIG
 
 
 def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
@@ -63,7 +62,7 @@ def test_the_workflow_writes_summary_validations_and_charts(finished_run):
     for chart in ("throughput", "phases", "speedup", "scaling", "parquet_vs_csv", "batch_sweep"):
         assert (workdir / "results" / "plots" / f"{chart}.png").stat().st_size > 0
     env = json.loads((workdir / "results" / "environment.json").read_text())
-    assert env["questdb"]["version"].startswith("9.3.4")
+    assert env["questdb"]["version"].startswith(QUESTDB_VERSION)
     assert not list((workdir / "results" / "exports").rglob("*.parquet")), "exports are temp()"
 
 

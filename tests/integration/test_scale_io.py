@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import STARTUP_S
 
 from ingestbench import disk
 from ingestbench.ingest.methods import Job
@@ -29,8 +28,8 @@ from ingestbench.validate import (
     validate_run,
 )
 from ingestbench.variants import parse_variant_name
+from tests.helpers import REPO, STARTUP_S
 
-REPO = Path(__file__).resolve().parents[1]
 GB = 10**9
 
 

@@ -1,7 +1,6 @@
 """The variant matrix: expansion, the one exclusion rule, names, and the default config."""
 
 import copy
-from pathlib import Path
 
 import pytest
 import yaml
@@ -9,9 +8,9 @@ import yaml
 from ingestbench.config import validate_config
 from ingestbench.variants import (
     CLIENT_METHODS,
-    DEFAULT_CHUNK_ROWS,
     FILE_METHODS,
     FORMATS,
+    READ_CHUNK_ROWS,
     SERVER_METHODS,
     TRANSPORTS,
     Variant,
@@ -19,8 +18,7 @@ from ingestbench.variants import (
     parse_variant_name,
     variants_by_dataset,
 )
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.helpers import REPO
 
 
 def test_a_spec_expands_to_its_cross_product():
@@ -144,7 +142,7 @@ def test_every_format_of_the_matrix_has_a_writer_and_a_size_per_row_and_no_more(
 @pytest.mark.parametrize(
     ("name", "chunk_rows"),
     [
-        ("pandas-dataframe-parquet-tcp", DEFAULT_CHUNK_ROWS),  # the default: no suffix
+        ("pandas-dataframe-parquet-tcp", READ_CHUNK_ROWS),  # the default: no suffix
         ("pandas-dataframe-parquet-tcp-call", None),  # whole-file mode
         ("polars-threads-csv-http-w2-c333", 333),
         ("pandas-batches-parquet-http-b1000-c50000", 50_000),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +14,9 @@ from ingestbench.results.records import (
     read_validation,
     write_run,
 )
+from tests.helpers import FIXTURE_RESULTS
 
-FIXTURES = Path(__file__).parent / "fixtures" / "runs" / "results"
+FIXTURES = FIXTURE_RESULTS
 OLD_RUNS = sorted((FIXTURES / "runs").glob("*/*.json"))
 
 

@@ -27,8 +27,7 @@ import yaml
 from ingestbench.dev.workflow_copy import copy_workflow
 from ingestbench.server.jar import record_path
 from ingestbench.server.process import free_port
-
-pytestmark = pytest.mark.faults
+from tests.helpers import QUESTDB_VERSION
 
 BIN = Path(sys.executable).parent
 EXIT_USER_ERROR = 2
@@ -164,7 +163,7 @@ def copy_cached_jar(questdb_jar: Path, cache: Path) -> Path:
     """A private copy of the verified jar and its record (the user's cache is never touched)."""
     from ingestbench.server.jar import fetch_jar
 
-    fetch_jar("9.3.4", questdb_jar.parent)  # makes sure the record exists beside it
+    fetch_jar(QUESTDB_VERSION, questdb_jar.parent)  # makes sure the record exists beside it
     cache.mkdir(parents=True, exist_ok=True)
     for source in (questdb_jar, record_path(questdb_jar)):
         shutil.copyfile(source, cache / source.name)
@@ -445,7 +444,7 @@ def test_two_clones_at_once_share_the_jar_and_never_rerun_each_other(tmp_path):
         output, _ = proc.communicate(timeout=DEADLINE_S)
         assert proc.returncode == 0, output[-3000:]
         assert tree.survivors() == []
-    jar = cache / "questdb-9.3.4.jar"
+    jar = cache / f"questdb-{QUESTDB_VERSION}.jar"
     assert sorted(p.name for p in cache.iterdir()) == [jar.name, f"{jar.name}.json"]
     os.utime(jar)  # the shared jar touched (as a re-download used to): nothing reruns
     for clone, config in zip(clones, configs, strict=True):

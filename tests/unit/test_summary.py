@@ -21,10 +21,10 @@ from ingestbench.results.summary import (
     to_markdown,
     write_summary,
 )
+from tests.helpers import FIXTURE_RESULTS, REPO
 
-FIXTURE = Path(__file__).parent / "fixtures" / "runs" / "results"
+FIXTURE = FIXTURE_RESULTS
 BIG, SMALL = "cpu-s100-e10-seed42", "cpu-s10-e10-seed1"
-REPO = Path(__file__).resolve().parents[1]
 
 
 def run_paths(root: Path = FIXTURE) -> list[Path]:

@@ -14,9 +14,9 @@ from ingestbench.charts import draw as plots
 from ingestbench.charts.data import short_cpu
 from ingestbench.charts.registry import CHARTS
 from ingestbench.results.summary import summarize, write_summary
+from tests.helpers import FIXTURE_RESULTS, REPO
 
-REPO = Path(__file__).resolve().parents[1]
-FIXTURE = Path(__file__).parent / "fixtures" / "runs" / "results"
+FIXTURE = FIXTURE_RESULTS
 ENV = json.loads((FIXTURE / "environment.json").read_text())
 
 

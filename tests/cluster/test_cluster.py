@@ -21,12 +21,10 @@ import pandas as pd
 import psutil
 import pytest
 import yaml
-from conftest import tiny_variants
-from test_workflow import CONFIG
 
 from ingestbench.dev.workflow_copy import REPO, copy_workflow
-
-pytestmark = pytest.mark.cluster
+from tests.helpers import TEST_CONFIG as CONFIG
+from tests.helpers import tiny_variants
 
 SLURM_STATE = Path(os.environ.get("INGESTBENCH_SLURM_DIR", "/var/tmp/ingestbench-slurm"))
 PROFILE = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())

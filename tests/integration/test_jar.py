@@ -4,22 +4,29 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 
 import pytest
 
+from ingestbench.config import load_settings
 from ingestbench.errors import UserError
 from ingestbench.server import jar
+from tests.helpers import QUESTDB_VERSION, REPO
 
 
 def test_the_cached_jar_matches_maven_centrals_sha1(questdb_jar):
-    published = jar._get(jar.MAVEN.format(v="9.3.4") + ".sha1", timeout=30).decode().split()[0]
+    published = (
+        jar._get(jar.MAVEN.format(v=QUESTDB_VERSION) + ".sha1", timeout=30).decode().split()[0]
+    )
     assert hashlib.sha1(questdb_jar.read_bytes()).hexdigest() == published  # noqa: S324
 
 
 def test_a_failed_download_says_how_to_use_a_jar_on_disk(tmp_path, monkeypatch):
     monkeypatch.setattr(jar, "MAVEN", "http://127.0.0.1:1/questdb-{v}.jar")
-    with pytest.raises(UserError, match="could not download QuestDB 9.3.4.*set questdb.jar"):
-        jar.fetch_jar("9.3.4", tmp_path)
+    with pytest.raises(
+        UserError, match=f"could not download QuestDB {QUESTDB_VERSION}.*set questdb.jar"
+    ):
+        jar.fetch_jar(QUESTDB_VERSION, tmp_path)
     assert not list(tmp_path.iterdir())
 
 
@@ -29,20 +36,21 @@ def test_a_sha1_mismatch_keeps_nothing(tmp_path, monkeypatch):
 
     monkeypatch.setattr(jar, "_get", fake_get)
     with pytest.raises(UserError, match="SHA-1 is .* but Maven Central publishes"):
-        jar.fetch_jar("9.3.4", tmp_path)
-    assert not (tmp_path / "questdb-9.3.4.jar").exists()
+        jar.fetch_jar(QUESTDB_VERSION, tmp_path)
+    assert not (tmp_path / f"questdb-{QUESTDB_VERSION}.jar").exists()
 
 
 def test_a_configured_jar_is_used_as_is_and_a_missing_one_is_named(tmp_path, questdb_jar):
-    assert jar.resolve_jar({"jar": str(questdb_jar)}) == questdb_jar
+    default = load_settings(REPO / "config.yaml").questdb
+    assert jar.resolve_jar(replace(default, jar=str(questdb_jar))) == questdb_jar
     with pytest.raises(UserError, match="points to .*missing.jar, which does not exist"):
-        jar.resolve_jar({"jar": str(tmp_path / "missing.jar")})
+        jar.resolve_jar(replace(default, jar=str(tmp_path / "missing.jar")))
 
 
 @pytest.fixture
 def cached_copy(questdb_jar, tmp_path):
     """A private cache holding a verified copy of the jar (the user's cache is never touched)."""
-    jar.fetch_jar("9.3.4", questdb_jar.parent)  # records size and SHA-1 beside it
+    jar.fetch_jar(QUESTDB_VERSION, questdb_jar.parent)  # records size and SHA-1 beside it
     for source in (questdb_jar, jar.record_path(questdb_jar)):
         (tmp_path / source.name).write_bytes(source.read_bytes())
     return tmp_path / questdb_jar.name
@@ -50,7 +58,7 @@ def cached_copy(questdb_jar, tmp_path):
 
 def test_a_verified_cached_jar_is_never_rewritten(cached_copy):
     before = cached_copy.stat()
-    assert jar.fetch_jar("9.3.4", cached_copy.parent) == cached_copy
+    assert jar.fetch_jar(QUESTDB_VERSION, cached_copy.parent) == cached_copy
     after = cached_copy.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 
@@ -66,14 +74,17 @@ def test_a_corrupted_cached_jar_names_the_file_to_delete(cached_copy, damage):
     with pytest.raises(
         UserError, match=f"cached QuestDB jar {cached_copy} is corrupted .*; delete"
     ):
-        jar.fetch_jar("9.3.4", cached_copy.parent)
+        jar.fetch_jar(QUESTDB_VERSION, cached_copy.parent)
     assert cached_copy.read_bytes() == bytes(data), "a corrupted jar is named, not rewritten"
     cached_copy.unlink()
-    assert jar.verify_jar(jar.fetch_jar("9.3.4", cached_copy.parent), "9.3.4")["size"] > 0
+    assert (
+        jar.verify_jar(jar.fetch_jar(QUESTDB_VERSION, cached_copy.parent), QUESTDB_VERSION)["size"]
+        > 0
+    )
 
 
 def test_a_jar_cached_before_records_existed_gets_its_record(cached_copy):
     jar.record_path(cached_copy).unlink()
-    record = jar.verify_jar(cached_copy, "9.3.4")
+    record = jar.verify_jar(cached_copy, QUESTDB_VERSION)
     assert json.loads(jar.record_path(cached_copy).read_text()) == record
     assert record["size"] == cached_copy.stat().st_size

@@ -6,12 +6,10 @@ import csv
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
-REPO = Path(__file__).resolve().parents[1]
+from tests.helpers import REPO
 
 
 def bench(script: str, *args: str) -> str:

@@ -13,12 +13,10 @@ import pandas as pd
 import psutil
 import pytest
 import yaml
-from conftest import tiny_variants
-from test_workflow import CONFIG
 
 from ingestbench.dev.workflow_copy import copy_workflow
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.helpers import REPO, tiny_variants
+from tests.helpers import TEST_CONFIG as CONFIG
 
 
 def tiny_config(**questdb) -> dict:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.helpers import REPO
 
 
 def ingestbench(*args: str) -> subprocess.CompletedProcess:

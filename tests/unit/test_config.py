@@ -5,14 +5,13 @@ from __future__ import annotations
 import copy
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
 
 from ingestbench.config import ConfigError, validate_config
+from tests.helpers import FIXTURE_RESULTS, REPO
 
-REPO = Path(__file__).resolve().parents[1]
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 
 
@@ -92,7 +91,7 @@ def test_the_vectorized_method_with_protocol_1_is_refused_before_any_job():
 
 
 def test_a_run_file_read_as_a_config_says_where_targets_go():
-    run = REPO / "tests" / "fixtures" / "runs"
+    run = FIXTURE_RESULTS.parent
     doc = yaml.safe_load(next((run / "results" / "runs").rglob("*.json")).read_text())
     with pytest.raises(ConfigError, match="looks like a run file.*put targets before --configfile"):
         validate_config({**copy.deepcopy(DEFAULT), **doc})

@@ -13,10 +13,10 @@ import time
 
 import psutil
 import pytest
-from conftest import STARTUP_S
 
 from ingestbench.server import process as server
 from ingestbench.server.process import QuestDBError, embedded_server, free_port
+from tests.helpers import QUESTDB_VERSION, STARTUP_S
 
 
 def _gone(pid: int, within_s: float = 15) -> bool:
@@ -34,7 +34,7 @@ def test_start_and_stop_leave_no_process_and_no_data_dir(questdb_jar, tmp_path):
     ) as qdb:
         pid, root = qdb.pid, qdb.data_dir
         assert psutil.pid_exists(pid)
-        assert "QuestDB 9.3.4" in qdb.version()
+        assert f"QuestDB {QUESTDB_VERSION}" in qdb.version()
         assert qdb.cpu_seconds() > 0
         # The native libraries QuestDB unpacks at start go under the data directory, not /tmp.
         assert list((root / "tmp").glob("libquestdb*.so"))

@@ -297,6 +297,78 @@ def test_a_damaged_data_file(damage, tiny_dataset, private_cache, tmp_path):
     assert_plain_rerun_recovers(variant, data, config, out, tmp_path, 2000)
 
 
+def _other_format(good: Path, data: Path) -> None:
+    """The dataset's CSV where the variant reads Parquet."""
+    shutil.copyfile(good.with_suffix(".csv"), data)
+
+
+def _lacking_a_column(good: Path, data: Path) -> None:
+    import pyarrow.parquet as pq
+
+    pq.write_table(pq.read_table(good).drop_columns(["usage_user"]), data)
+
+
+def _mistyped_column(good: Path, data: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(good)
+    i = table.schema.get_field_index("usage_user")
+    text = pa.array(["high"] * len(table))
+    pq.write_table(table.set_column(i, "usage_user", text), data)
+
+
+# Each case: how the input goes wrong, and the sentence that tells it from the others. Only a
+# damaged file (test_a_damaged_data_file) is worth deleting; the others are good files in the
+# wrong place, and their sentence says so.
+INPUT_CASES = {
+    "missing": (None, r"input file {data} does not exist; run the generate rule first\."),
+    "other format": (
+        _other_format,
+        r"{data} holds text \(CSV, perhaps\), not Parquet, and this variant reads Parquet: "
+        r"point it at the dataset's \.parquet file or choose a csv variant\.",
+    ),
+    "lacking a column": (
+        _lacking_a_column,
+        r"{data} lacks the column\(s\) \['usage_user'\] of the TSBS cpu table; it is not a file "
+        r"this workflow generates: point the job at the dataset's generated file\.",
+    ),
+    "mistyped column": (
+        _mistyped_column,
+        r"column 'usage_user' of {data} holds (object|str|string)\S* where the TSBS cpu table has "
+        r"numbers; it is not a file this workflow generates: point the job at the dataset's "
+        r"generated file\.",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", INPUT_CASES)
+def test_input_files_that_are_not_the_datasets_are_told_apart(
+    case, tiny_dataset, private_cache, tmp_path
+):
+    make, sentence = INPUT_CASES[case]
+    good = tiny_dataset["parquet"]
+    data = tmp_path / good.name
+    manifest = good.with_name(f"{tiny_dataset['params'].name}.manifest.json")
+    shutil.copyfile(manifest, tmp_path / manifest.name)
+    if make is not None:
+        make(good, data)
+    variant = "pandas-dataframe-parquet-http"
+    config = write_config(tmp_path / "c.yaml", questdb={"cache_dir": str(private_cache)})
+    out = tmp_path / "run.json"
+    proc = ingest_cli(variant, data, config, out, tmp_path)
+    code, stderr = finish(proc, ProcessTree(proc))
+    assert code == EXIT_USER_ERROR
+    message = error_sentence(stderr)
+    assert re.fullmatch("ERROR: " + sentence.format(data=re.escape(str(data))), message), message
+    assert "delete" not in message  # a good file is never to be deleted
+    assert_no_result(out)
+    if make is not None:
+        assert data.exists()  # nothing the user gave is removed
+    shutil.copyfile(good, data)  # the dataset's own file, where it should be
+    assert_plain_rerun_recovers(variant, data, config, out, tmp_path, 2000)
+
+
 def test_an_unreachable_external_server(tiny_dataset, questdb, tmp_path):
     port = free_port()
     config = write_config(tmp_path / "c.yaml", questdb={"mode": "external", "http_port": port})

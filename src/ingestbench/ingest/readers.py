@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ingestbench.errors import UserError
-from ingestbench.tsbs.columns import COLUMNS, TAGS, TIMESTAMP
+from ingestbench.tsbs.columns import COLUMNS, FIELDS, TAGS, TIMESTAMP
 
 log = logging.getLogger(__name__)
 CSV_TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S%.fZ"  # as the generator writes it (ISO 8601, UTC)
@@ -22,7 +22,37 @@ class InputError(UserError):
     pass
 
 
-def _unreadable(path: Path, exc: Exception) -> InputError:
+PARQUET_MAGIC = b"PAR1"  # the first and the last four bytes of every Parquet file
+
+
+def _content(path: Path) -> str:
+    """What the file's first bytes say it holds: "parquet", "text" or "binary"."""
+    with open(path, "rb") as fh:
+        start = fh.read(4096)
+    if start.startswith(PARQUET_MAGIC):
+        return "parquet"
+    try:
+        start.decode()
+    except UnicodeDecodeError as exc:  # a multi-byte character cut at the end of the sample
+        if exc.start < len(start) - 4:
+            return "binary"
+    return "text"
+
+
+def _unreadable(path: Path, exc: Exception, fmt: str | None = None) -> InputError:
+    """The sentence for a file the reader failed on: a file of another format than the variant
+    reads (a good file: nothing to delete), or a damaged one (delete it; the rule writes it)."""
+    content = _content(path) if fmt and path.is_file() else None
+    if fmt == "parquet" and content == "text":
+        return InputError(
+            f"{path} holds text (CSV, perhaps), not Parquet, and this variant reads Parquet: "
+            f"point it at the dataset's .parquet file or choose a csv variant."
+        )
+    if fmt == "csv" and content == "parquet":
+        return InputError(
+            f"{path} is a Parquet file, and this variant reads CSV: point it at the dataset's "
+            f".csv file or choose a parquet variant."
+        )
     first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return InputError(
         f"cannot read {path} ({first_line[:200]}); the file is corrupted or truncated: delete it "
@@ -47,12 +77,40 @@ def _require_file(path: Path) -> None:
 
 
 def _require_columns(path: Path, frame: Any) -> None:
-    missing = set(COLUMNS) - set(frame.columns)
+    """The TSBS cpu columns, fields as numbers and the timestamp as a time. A file that reads but
+    has other columns is somebody's good file, not a damaged one: the fix is the path."""
+    missing = [c for c in COLUMNS if c not in set(frame.columns)]
     if missing:
         raise InputError(
-            f"{path} lacks the column(s) {sorted(missing)}; it is not a TSBS cpu file from this "
-            f"workflow: delete it and rerun the generate rule."
+            f"{path} lacks the column(s) {missing} of the TSBS cpu table; it is not a file this "
+            f"workflow generates: point the job at the dataset's generated file."
         )
+    for name, wanted in _mistyped(frame):
+        raise InputError(
+            f"column {name!r} of {path} holds {wanted[0]} where the TSBS cpu table has "
+            f"{wanted[1]}; it is not a file this workflow generates: point the job at the "
+            f"dataset's generated file."
+        )
+
+
+def _mistyped(frame: Any) -> Iterator[tuple[str, tuple[str, str]]]:
+    """(column, (what it holds, what it should)) for each field that is not a number and a
+    timestamp that is not a time."""
+    if type(frame).__module__.startswith("polars"):
+        schema = frame.schema
+        for name in FIELDS:
+            if not schema[name].is_numeric():
+                yield name, (str(schema[name]), "numbers")
+        if not schema[TIMESTAMP].is_temporal():
+            yield TIMESTAMP, (str(schema[TIMESTAMP]), "timestamps")
+        return
+    import pandas as pd
+
+    for name in FIELDS:
+        if not pd.api.types.is_numeric_dtype(frame[name]):
+            yield name, (str(frame[name].dtype), "numbers")
+    if not pd.api.types.is_datetime64_any_dtype(frame[TIMESTAMP]):
+        yield TIMESTAMP, (str(frame[TIMESTAMP].dtype), "timestamps")
 
 
 def read_frame(
@@ -66,7 +124,7 @@ def read_frame(
     except InputError:
         raise
     except Exception as exc:  # pyarrow, polars and pandas raise many types for a bad file
-        raise _unreadable(path, exc) from exc
+        raise _unreadable(path, exc, fmt) from exc
     _require_columns(path, frame)
     return frame
 
@@ -99,7 +157,7 @@ def iter_frames(path: Path, library: str, fmt: str, chunk_rows: int, rows: int) 
     except InputError:
         raise
     except Exception as exc:  # pyarrow raises many types for a bad file
-        raise _unreadable(path, exc) from exc
+        raise _unreadable(path, exc, fmt) from exc
     if done < rows:
         raise _unreadable(path, EOFError(f"it ends after {done} of {rows} rows"))
 

@@ -9,10 +9,19 @@ STAMP := $(VENV)/.installed
 CORES ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install run test test-quick test-faults test-cluster lint format charts report rulegraph lock bench-generate bench-ceiling bench-libraries bench-chunks clean
-.PHONY: run-scale bench-scale bench-run-scale bench-client-cpu
-.PHONY: compare bench-warmup bench-iterrows bench-cluster
+.PHONY: help install run run-scale test test-quick test-faults test-cluster lint format charts
+.PHONY: report rulegraph readme lock compare clean bench-run-scale bench-cluster
 
+## This list: every target and what it does, then the benchmarks (make bench-NAME).
+help:
+	@awk '/^## /{d = d (d ? " " : "") substr($$0, 4); next} \
+		/^[a-z%][a-z%-]*:/{if (d) printf "  %-18s %s\n", substr($$1, 1, length($$1) - 1), d} {d = ""}' \
+		$(MAKEFILE_LIST)
+	@echo "benchmarks (make bench-NAME [ARGS=...]):"
+	@for f in benchmarks/bench_*.py; do n=$${f#benchmarks/bench_}; n=$${n%.py}; \
+		printf "  bench-%-12s %s\n" "$$(echo $$n | tr _ -)" "$$(sed -n '1s/^"""//p' $$f)"; done
+
+## The venv with the locked packages and this package (editable); every target needs it.
 install: $(STAMP)
 
 $(STAMP): requirements.lock pyproject.toml
@@ -52,12 +61,14 @@ test-cluster: install
 			rc=$$?; cluster/slurm-down.sh; exit $$rc; }; \
 	fi
 
+## ruff, ruff format, snakefmt and snakemake --lint, all clean or it fails.
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/snakefmt --check Snakefile rules/
 	$(BIN)/snakemake --lint
 
+## Rewrite the code as ruff and snakefmt want it.
 format: install
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
@@ -67,6 +78,7 @@ format: install
 charts: install
 	$(BIN)/snakemake charts --cores $(CORES)
 
+## The Snakemake HTML report of the last run (report.html).
 report: install
 	$(BIN)/snakemake --report report.html
 
@@ -80,55 +92,26 @@ lock: install
 	$(BIN)/uv pip compile requirements.in --python-version 3.11 --generate-hashes -o requirements.lock
 	$(BIN)/python -m ingestbench.dev.lockfile
 
-## Generator speed and memory: 1M and 10M rows, Parquet and CSV.
-bench-generate: install
-	$(BIN)/python benchmarks/bench_generate.py --rows 1000000 10000000 --formats parquet csv --repeats 3
+## A benchmark (benchmarks/bench_NAME.py, listed by `make help`) with its own default arguments,
+## or yours in ARGS="..."; what it prints and writes goes to findings/<date>-NAME/ with the
+## machine, commit and date (benchmarks/README.md).
+bench-%: install
+	$(BIN)/python benchmarks/findings.py $* $(ARGS)
 
-## The rows loop, dataframe() and the server's ILP ceiling in one run.
-bench-ceiling: install
-	$(BIN)/python benchmarks/bench_ceiling.py --repeats 3
+## make run-scale, watched: wall time, peak disk and peak RSS; a stopped run resumes and adds up.
+bench-run-scale: install
+	$(BIN)/python benchmarks/findings.py run --cores $(CORES) --label run-scale -- \
+		--configfile config.scale.yaml $(ARGS)
 
-## pandas against polars dataframe(), Parquet and CSV, interleaved on one server.
-bench-libraries: install
-	$(BIN)/python benchmarks/bench_compare.py --repeats 7 \
-		pandas-dataframe-parquet-http polars-dataframe-parquet-http \
-		pandas-dataframe-csv-http polars-dataframe-csv-http
-
-## Client RSS, rows/s, overlap and CPU, streamed vs whole-file, plus validation RSS, by size.
-SIZES ?= 1000000 10000000 100000000
-bench-scale: install
-	$(BIN)/python benchmarks/bench_scale.py $(SIZES)
-
-## Streamed pipeline: end-to-end rate, overlap and client memory per chunk_rows (the default's sweep).
-bench-chunks: install
-	$(BIN)/python benchmarks/bench_chunks.py --repeats 3 --chunks 50000 100000 250000 500000 1000000
+## The tiny workflow locally (--cores 2) and through a local single-node SLURM: wall times.
+bench-cluster: install
+	cluster/slurm-up.sh && { $(BIN)/python benchmarks/findings.py cluster $(ARGS); \
+		rc=$$?; cluster/slurm-down.sh; exit $$rc; }
 
 ## Two results folders variant by variant: make compare A=results-before B=results
 compare: install
 	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make compare A=RESULTS_A B=RESULTS_B"; exit 2; }
 	$(BIN)/ingestbench compare $(A) $(B)
-
-## dataframe() over TCP against QuestDB's published baseline loop (iterrows), interleaved.
-bench-iterrows: install
-	$(BIN)/python benchmarks/bench_compare.py --repeats 3 \
-		pandas-iterrows-parquet-tcp pandas-dataframe-parquet-tcp
-
-## Where the client's CPU goes per 1M rows (reading, serializing symbols and doubles); no server.
-bench-client-cpu: install
-	$(BIN)/python benchmarks/bench_client_cpu.py
-
-## make run-scale, watched: wall time, peak disk and peak RSS; a stopped run resumes and adds up.
-bench-run-scale: install
-	$(BIN)/python benchmarks/bench_run.py --cores $(CORES) --label run-scale -- --configfile config.scale.yaml
-
-## The tiny workflow locally (--cores 2) and through a local single-node SLURM: wall times.
-bench-cluster: install
-	cluster/slurm-up.sh && { $(BIN)/python benchmarks/bench_cluster.py --rounds 2; \
-		rc=$$?; cluster/slurm-down.sh; exit $$rc; }
-
-## Rows a fresh server needs before its rate settles (how `warmup_rows` was chosen).
-bench-warmup: install
-	$(BIN)/python benchmarks/bench_warmup.py
 
 ## Remove what a run made; results/full/ (the committed full-run figures) stays.
 clean:

@@ -21,6 +21,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from findings import findings_file
+
 from ingestbench.files import write_json_atomic
 
 REPO = Path(__file__).resolve().parents[1]
@@ -71,7 +73,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--scale", type=int, default=4000, help="hosts (default: 4000, as TSBS)")
     parser.add_argument("--out", type=Path, help="scratch directory (default: a temporary one)")
-    parser.add_argument("--json", type=Path, help="also write every run's figures here")
+    parser.add_argument("--json", type=Path, default=findings_file("generate.json"),
+                        help="also write every run's figures here")  # fmt: skip
     parser.add_argument("--child-rows", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--child-format", help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -32,6 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import psutil
+from findings import findings_file
 
 REPO = Path(__file__).resolve().parents[1]
 GIB = 1 << 30
@@ -137,7 +138,7 @@ def main() -> None:
     a = p.parse_args()
     args = a.args[1:] if a.args[:1] == ["--"] else a.args
     row = run(a.workdir, a.cores, args, a.label or " ".join(args))
-    a.csv = a.csv or a.workdir / "results/benchmarks/bench_run.csv"
+    a.csv = a.csv or findings_file("run.csv", a.workdir / "results/benchmarks/bench_run.csv")
     a.csv.parent.mkdir(parents=True, exist_ok=True)
     new = not a.csv.exists()
     with open(a.csv, "a", newline="") as fh:

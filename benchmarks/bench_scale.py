@@ -39,6 +39,7 @@ import traceback
 from pathlib import Path
 
 from _bench import REPO, TABLE, warm_up_each
+from findings import findings_file
 
 from ingestbench.config import QuestDBSettings, load_config
 from ingestbench.disk import Need, check_needs, files_bytes
@@ -219,7 +220,8 @@ def main() -> None:
     parser.add_argument("--config", type=Path, default=REPO / "config.yaml",
                         help="the workflow config whose server and settings to use")  # fmt: skip
     parser.add_argument("--data-dir", type=Path, default=REPO / "results" / "data")
-    parser.add_argument("--out", type=Path, default=REPO / "results" / "bench" / "scale.csv")
+    fallback = REPO / "results" / "bench" / "scale.csv"
+    parser.add_argument("--out", type=Path, default=findings_file("scale.csv", fallback))
     args = parser.parse_args()
 
     config = load_config(args.config)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import json
+import os
 import re
 import subprocess
 import sys
@@ -24,6 +26,38 @@ def test_bench_generate_prints_a_row_per_size_and_format():
                 "--scale", "40", "--repeats", "1")  # fmt: skip
     rows = [line for line in out.splitlines() if re.match(r"\|\s+2,000 \|", line)]
     assert [r.split("|")[2].strip() for r in rows] == ["parquet", "csv"]
+
+
+def test_a_benchmark_run_through_make_keeps_its_findings_with_where_and_when(tmp_path):
+    env = {**os.environ, "FINDINGS_ROOT": str(tmp_path)}
+    cmd = [sys.executable, str(REPO / "benchmarks" / "findings.py"), "generate", "--rows", "2000",
+           "--formats", "csv", "--scale", "40", "--repeats", "1"]  # fmt: skip
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    assert result.returncode == 0, result.stderr[-2000:]
+    (folder,) = tmp_path.iterdir()
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d-generate", folder.name)
+    assert sorted(p.name for p in folder.iterdir()) == ["generate.json", "meta.json", "output.txt"]
+    meta = json.loads((folder / "meta.json").read_text())
+    assert re.fullmatch(r"[0-9a-f]{40}", meta["git_commit"])
+    assert meta["machine"]["cores_logical"] >= 1 and meta["host"]["hostname"]
+    assert meta["started_utc"].endswith("Z") and meta["packages"]["pandas"]
+    assert meta["command"][:2] == ["make", "bench-generate"]
+    assert "2,000 | csv" in (folder / "output.txt").read_text()
+    figures = json.loads((folder / "generate.json").read_text())
+    assert figures, "the benchmark's own figures are in the folder"
+
+
+def test_a_failed_benchmark_leaves_no_findings(tmp_path):
+    env = {**os.environ, "FINDINGS_ROOT": str(tmp_path)}
+    cmd = [
+        sys.executable,
+        str(REPO / "benchmarks" / "findings.py"),
+        "interleaved",
+        "no-such-variant",
+    ]
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    assert result.returncode != 0
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.server
@@ -52,16 +86,16 @@ def test_bench_ceiling_measures_every_case_against_a_real_server():
 
 
 @pytest.mark.server
-def test_bench_compare_runs_the_named_variants_interleaved():
-    out = bench("bench_compare.py", "pandas-dataframe-csv-http", "polars-rows-parquet-tcp",
+def test_bench_interleaved_runs_the_named_variants_interleaved():
+    out = bench("bench_interleaved.py", "pandas-dataframe-csv-http", "polars-rows-parquet-tcp",
                 "--scale", "40", "--epochs", "50", "--repeats", "2")  # fmt: skip
     rows = re.findall(r"^(\S+-\S+)\s+([\d.]+)\s+([\d.]+)", out, re.MULTILINE)
     assert [(name, ratio) for name, _, ratio in rows][0] == ("pandas-dataframe-csv-http", "1.00")
     assert [name for name, *_ in rows] == ["pandas-dataframe-csv-http", "polars-rows-parquet-tcp"]
 
 
-def test_bench_compare_refuses_a_bad_variant_name():
-    script = str(REPO / "benchmarks" / "bench_compare.py")
+def test_bench_interleaved_refuses_a_bad_variant_name():
+    script = str(REPO / "benchmarks" / "bench_interleaved.py")
     result = subprocess.run([sys.executable, script, "pandas-teleport-csv-http"],
                             capture_output=True, text=True, timeout=120)  # fmt: skip
     assert result.returncode == 2

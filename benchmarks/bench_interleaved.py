@@ -21,10 +21,12 @@ from ingestbench.ingest.methods import Job
 from ingestbench.variants import parse_variant_name
 
 
-def main() -> None:
+def main(variants: list[str] | None = None, repeats: int = 5) -> None:
+    """`variants` and `repeats` are the defaults of a benchmark built on this one."""
     parser = bench_parser(__doc__)
-    parser.add_argument("variants", nargs="+", help="variant names, e.g. polars-dataframe-csv-http")
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("variants", nargs="*" if variants else "+", default=variants,
+                        help="variant names, e.g. polars-dataframe-csv-http")  # fmt: skip
+    parser.add_argument("--repeats", type=int, default=repeats)
     args = parser.parse_args()
     try:
         variants = [parse_variant_name(name) for name in args.variants]

@@ -182,6 +182,12 @@ def add_compare_parser(subparsers: argparse._SubParsersAction) -> argparse.Argum
     parser.add_argument("a", metavar="RESULTS_A", help="the results folder before (baseline)")
     parser.add_argument("b", metavar="RESULTS_B", help="the results folder after")
     parser.add_argument("--out", help="markdown file (default: RESULTS_B/compare.md)")
+    parser.add_argument(
+        "--fail-above",
+        type=float,
+        metavar="PCT",
+        help="exit 1 when a variant of B is slower than A beyond the noise and by more than PCT %%",
+    )
     parser.set_defaults(func=run_compare)
     return parser
 
@@ -195,6 +201,14 @@ def run_compare(args: argparse.Namespace) -> int:
     report = write_compare(Path(args.a), Path(args.b), out)
     print(report.terminal(), end="")
     print(out)
+    if args.fail_above is None:
+        return 0
+    slower = report.regressions(args.fail_above)
+    if slower:
+        named = ", ".join(f"{c.dataset}/{c.variant} ({c.ratio:.2f}x)" for c in slower)
+        print(f"slower than A beyond the noise and by more than {args.fail_above:g} %: {named}")
+        return 1
+    print(f"no variant is slower than A beyond the noise and by more than {args.fail_above:g} %")
     return 0
 
 

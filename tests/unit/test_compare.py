@@ -40,6 +40,12 @@ def folders(tmp_path):
     return a, b
 
 
+VARIANTS_OF_A = (
+    "pandas-dataframe-parquet-http",
+    "pandas-threads-parquet-http-w2",
+    "polars-dataframe-csv-tcp",
+    "pandas-rows-parquet-http",
+)
 KEYS = ("ds", "v", "a", "b", "ratio", "verdict", "sa", "sb", "sratio", "sverdict")
 
 
@@ -102,3 +108,55 @@ def test_a_broken_run_file_is_one_sentence(folders):
     (a / "runs" / DATASET / "pandas-dataframe-parquet-http.json").write_text("{not json")
     with pytest.raises(CompareError, match="run file .* is not valid JSON .*; delete it and rerun"):
         compare(a, b)
+
+
+def _slowed(src: Path, dst: Path, factor: float) -> Path:
+    """A copy of a results folder whose every timing is `factor` times longer."""
+    for path in src.glob("runs/*/*.json"):
+        doc = json.loads(path.read_text())
+        for r in doc["repeats"]:
+            r["end_to_end"] *= factor
+            r["phases"] = {k: v * factor for k, v in r["phases"].items()}
+        out = dst / path.relative_to(src)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(doc))
+    return dst
+
+
+def test_the_gate_passes_a_run_compared_with_itself(folders, capsys):
+    a, _ = folders
+    assert main(["compare", str(a), str(a), "--out", str(a / "c.md"), "--fail-above", "10"]) == 0
+    assert "no variant is slower" in capsys.readouterr().out
+
+
+def test_the_gate_fails_a_run_made_slower_and_names_the_variants(folders, tmp_path, capsys):
+    a, _ = folders
+    slow = _slowed(a, tmp_path / "slow", 1.5)
+    assert main(["compare", str(a), str(slow), "--fail-above", "10"]) == 1
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("slower than A beyond the noise and by more than 10 %: ")
+    named = last.split(": ", 1)[1].split(", ")
+    assert sorted(named) == sorted(f"{DATASET}/{v} (0.67x)" for v in VARIANTS_OF_A)
+    assert main(["compare", str(a), str(slow), "--fail-above", "40"]) == 0  # 33 % slower
+
+
+def test_the_gate_names_only_variants_slower_beyond_the_noise(folders, tmp_path):
+    a, _ = folders
+    slow = _slowed(a, tmp_path / "slow", 1.15)
+    # 15 % slower is within the spread of three repeats (about 0.9-1.1 s against 1.0-1.3 s); the
+    # one-repeat loop has no spread, so it is beyond the noise, and 13 % below A
+    assert [c.variant for c in compare(a, slow).regressions(10)] == ["pandas-rows-parquet-http"]
+    assert compare(a, slow).regressions(15) == []
+
+
+def test_runs_of_different_datasets_are_refused_in_one_sentence(folders, tmp_path):
+    a, _ = folders
+    other = tmp_path / "other" / "runs" / "cpu-s99-e9-seed9"
+    other.mkdir(parents=True)
+    (a / "runs" / DATASET / "pandas-dataframe-parquet-http.json").rename(other / "x.json")
+    sentence = (
+        r"share no dataset \(cpu-s10-e10-seed1 against cpu-s99-e9-seed9\): compare runs of the "
+        r"same dataset\.$"
+    )
+    with pytest.raises(CompareError, match=sentence):
+        compare(a, tmp_path / "other")

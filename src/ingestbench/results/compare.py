@@ -5,6 +5,9 @@ it sets the median end-to-end rows/s and send rows/s of B against A. The verdict
 spread of the repeats: "faster" or "slower" only when the min–max ranges of the two sides' rows/s
 do not overlap, "within noise" when they do. With a warm-up every repeat is warm; without one,
 the cold first repeat is part of the range (which then tends to say "within noise").
+
+As a gate (`--fail-above PCT`), a variant fails when B is slower beyond the noise (the verdict
+above, end to end) and its median end-to-end rate is more than PCT % below A's.
 """
 
 from __future__ import annotations
@@ -97,6 +100,19 @@ class Comparison:
             verdict(self.a.send_rows_per_s, self.b.send_rows_per_s),
         ]
 
+    @property
+    def ratio(self) -> float | None:
+        """B's median end-to-end rows/s over A's."""
+        return _ratio(_median(self.b.rows_per_s), _median(self.a.rows_per_s))
+
+    def regressed(self, fail_above_pct: float) -> bool:
+        ratio = self.ratio
+        return (
+            verdict(self.a.rows_per_s, self.b.rows_per_s) == SLOWER
+            and ratio is not None
+            and ratio < 1 - fail_above_pct / 100
+        )
+
 
 HEADER = ["dataset", "variant", "A rows/s", "B rows/s", "B/A", "verdict",
           "A send rows/s", "B send rows/s", "send B/A", "send verdict"]  # fmt: skip
@@ -144,6 +160,10 @@ class Report:
         lines += self._only_lines(lambda ds, v: f"`{ds}/{v}`")
         return "\n".join(lines) + "\n"
 
+    def regressions(self, fail_above_pct: float) -> list[Comparison]:
+        """The variants of B slower than A beyond the noise and by more than the percentage."""
+        return [c for c in self.both if c.regressed(fail_above_pct)]
+
     def _only_lines(self, name) -> list[str]:
         out = []
         for side, keys in (("A", self.only_a), ("B", self.only_b)):
@@ -154,6 +174,12 @@ class Report:
 
 def compare(a: Path, b: Path) -> Report:
     runs_a, runs_b = load_runs(a), load_runs(b)
+    datasets_a, datasets_b = {d for d, _ in runs_a}, {d for d, _ in runs_b}
+    if not datasets_a & datasets_b:
+        raise CompareError(
+            f"{a} and {b} share no dataset ({', '.join(sorted(datasets_a))} against "
+            f"{', '.join(sorted(datasets_b))}): compare runs of the same dataset."
+        )
     both = [Comparison(*key, runs_a[key], runs_b[key]) for key in sorted(runs_a.keys() & runs_b)]
     return Report(
         Path(a),

@@ -82,9 +82,14 @@ charts: install
 report: install
 	$(BIN)/snakemake --report report.html
 
-## Regenerate the rule graph (Mermaid) that README.md shows; a test checks it is current.
+## Regenerate the rule graph (Mermaid) in docs/development.md; a test checks it is current.
 rulegraph: install
 	$(BIN)/python -m ingestbench.dev.rulegraph
+
+## Rewrite the README's results block and docs/configuration.md from the committed results and
+## the schema; a test checks both are current.
+readme: install
+	$(BIN)/python -m ingestbench.dev.readme
 
 ## Re-pin every dependency after editing requirements.in (then commit requirements.lock).
 lock: install

@@ -3,7 +3,7 @@ the user sees, the exit status, that no result claims success, that no process i
 (by PID: other runs on the machine may have servers of their own),
 and that a plain rerun recovers. Run alone with `pytest -m faults` (`make test-faults`).
 
-The README's "When things go wrong" table quotes the sentences these tests produce.
+docs/faults.md quotes the sentences these tests produce.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The benchmark commands the README names run and print their tables (on tiny inputs)."""
+"""The benchmarks (benchmarks/README.md) run on tiny inputs, print their tables and keep their
+findings."""
 
 from __future__ import annotations
 

@@ -138,9 +138,9 @@ def test_a_failed_ingestion_leaves_no_run_file_and_reruns(finished_run):
     assert json.loads(run.read_text())["rows"] == 2000
 
 
-def test_the_readme_shows_the_current_rule_graph():
+def test_the_development_page_shows_the_current_rule_graph():
     from ingestbench.dev import rulegraph
 
     committed = rulegraph.graph(rulegraph.committed())
-    assert committed[0], "README.md has no rule graph between its markers"
+    assert committed[0], f"{rulegraph.PAGE} has no rule graph between its markers"
     assert committed == rulegraph.graph(rulegraph.generate()), "run `make rulegraph`"

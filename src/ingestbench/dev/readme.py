@@ -1,0 +1,208 @@
+"""The figures the README shows, and docs/configuration.md, generated from committed files.
+
+`make readme` (python -m ingestbench.dev.readme) rewrites the README's block between its
+results markers from `results/summary.csv` and `results/environment.json` of the reference run
+(committed), and docs/configuration.md from schemas/config.schema.yaml. Nothing is typed by hand,
+so the README cannot drift from the files it quotes; `--check` fails when either is out of date
+(a test runs it), and a clean clone's `make readme` leaves `git diff` empty.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ingestbench import CHECKOUT
+from ingestbench.config import SCHEMA_PATH, config_hash, load_config
+from ingestbench.files import write_text_atomic
+
+README = CHECKOUT / "README.md"
+CONFIGURATION = CHECKOUT / "docs" / "configuration.md"
+RESULTS = CHECKOUT / "results"
+BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
+LEADERS = 8  # rows of the README's table: the leading variants of the largest dataset
+GIB = 1 << 30
+
+
+def _rate(value: float) -> str:
+    return "–" if value is None or math.isnan(value) else f"{value:,.0f}"
+
+
+def _num(value: Any, digits: int = 2) -> str:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return "–"
+    return "–" if math.isnan(value) else f"{value:.{digits}f}"
+
+
+def run_line(env: dict[str, Any], config_name: str | None) -> str:
+    """One line: machine, versions, commit, config and date of the reference run."""
+    m, wf = env["machine"], env["workflow"]
+    commit = (wf.get("git_commit") or "unknown")[:10] + (" (dirty)" if wf.get("git_dirty") else "")
+    config = f"`{config_name}`" if config_name else "a config"
+    return (
+        f"Measured on {m['cores_logical']} cores ({m.get('cpu_model') or 'unknown CPU'}), "
+        f"{m['ram_bytes'] / GIB:.1f} GiB RAM; QuestDB {env['questdb']['version']}, Python "
+        f"{env['python']['version']}; commit {commit}, {config} (hash {wf['config_hash']}); "
+        f"{env['timestamp_utc'][:10]}. Everything else: `results/environment.json`."
+    )
+
+
+def leaders_table(summary: Any) -> str:
+    """The leading validated variants of the largest dataset by median rows/s."""
+    df = summary
+    largest = df.sort_values("dataset_rows", kind="stable")["dataset"].iloc[-1]
+    df = df[(df["dataset"] == largest) & (df["validated"].astype(str) == "True")]
+    df = df.sort_values("rows_per_s_median", ascending=False, kind="stable").head(LEADERS)
+    lines = [
+        f"Dataset `{largest}`, the {LEADERS} fastest validated variants (of "
+        f"{int((summary['dataset'] == largest).sum())}; all in `results/summary.csv`):",
+        "",
+        "| # | variant | rows/s, median (min–max) | × wire ceiling | client CPU-s per 1M rows |",
+        "|---:|---|---:|---:|---:|",
+    ]
+    for i, (_, r) in enumerate(df.iterrows(), 1):
+        cpu = r["client_cpu_s_median"] / r["rows"] * 1e6 if r["rows"] else math.nan
+        lines.append(
+            f"| {i} | `{r['variant']}` | {_rate(r['rows_per_s_median'])} "
+            f"({_rate(r['rows_per_s_min'])}–{_rate(r['rows_per_s_max'])}) | "
+            f"{_num(r.get('ceiling_fraction'))} | {_num(cpu)} |"
+        )
+    return "\n".join(lines)
+
+
+def results_block(results: Path = RESULTS, config: Path = CHECKOUT / "config.yaml") -> str:
+    import pandas as pd
+
+    summary = pd.read_csv(results / "summary.csv")
+    env = json.loads((results / "environment.json").read_text())
+    name = None
+    if config.is_file() and config_hash(load_config(config)) == env["workflow"]["config_hash"]:
+        name = (
+            config.relative_to(CHECKOUT).as_posix()
+            if config.is_relative_to(CHECKOUT)
+            else str(config)
+        )
+    chart = (results / "plots" / "throughput.png").relative_to(CHECKOUT).as_posix()
+    return "\n".join(
+        [
+            BEGIN,
+            "<!-- written by `make readme` from results/summary.csv and "
+            "results/environment.json; do not edit -->",
+            "",
+            f"![Ingestion throughput per variant]({chart})",
+            "",
+            run_line(env, name),
+            "",
+            leaders_table(summary),
+            END,
+        ]
+    )
+
+
+def with_block(readme: str, block: str) -> str:
+    pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
+    if not pattern.search(readme):
+        raise SystemExit(f"{README} has no {BEGIN} … {END} block; put one where the results go.")
+    return pattern.sub(lambda _: block, readme)
+
+
+# ------------------------------------------------------------------ docs/configuration.md
+
+
+def _type(spec: dict[str, Any]) -> str:
+    if "enum" in spec:
+        return " \\| ".join(f"`{v}`" for v in spec["enum"])
+    if "oneOf" in spec:
+        return " or ".join(_type(s) for s in spec["oneOf"])
+    if "$ref" in spec:
+        return spec["$ref"].rsplit("/", 1)[-1].replace("_", " ")
+    t = spec.get("type", "object")
+    kind = " or ".join(t) if isinstance(t, list) else t
+    if "items" in spec:
+        kind += f" of {_type(spec['items'])}"
+    return kind
+
+
+def _default(spec: dict[str, Any]) -> str:
+    if "default" not in spec:
+        return "required" if spec.get("_required") else "–"
+    value = spec["default"]
+    if isinstance(value, dict) and not value:
+        return "(its keys' defaults)"
+    return f"`{json.dumps(value)}`"
+
+
+def _rows(properties: dict[str, Any], required: list[str], prefix: str) -> list[str]:
+    rows = []
+    for key, spec in properties.items():
+        spec = {**spec, "_required": key in required}
+        path = f"{prefix}{key}"
+        text = " ".join(str(spec.get("description", "")).split()).replace("|", "\\|")
+        rows.append(f"| `{path}` | {_type(spec)} | {_default(spec)} | {text} |")
+        if "properties" in spec:
+            rows += _rows(spec["properties"], spec.get("required", []), f"{path}.")
+        items = spec.get("items", {})
+        if "properties" in items:
+            rows += _rows(items["properties"], items.get("required", []), f"{path}[].")
+    return rows
+
+
+def configuration_doc(schema_path: Path = SCHEMA_PATH) -> str:
+    schema = yaml.safe_load(schema_path.read_text())
+    lines = [
+        "# Configuration",
+        "",
+        "<!-- written by `make readme` from schemas/config.schema.yaml; do not edit -->",
+        "",
+        "`config.yaml` is the default experiment; `--configfile FILE` runs another "
+        "(`config.full.yaml`, `config.scale.yaml`, `config.published.yaml` are examples). "
+        "The schema (`schemas/config.schema.yaml`) owns every key and default; a wrong key, "
+        "type or value stops the run before any job, naming the key. Machine resources "
+        "(cores, memory) are never config: pass them to Snakemake.",
+        "",
+        " ".join(str(schema.get("description", "")).split()),
+        "",
+        "| key | type | default | what it does |",
+        "|---|---|---|---|",
+        *_rows(schema["properties"], schema.get("required", []), ""),
+        "",
+    ]
+    for name, spec in schema.get("$defs", {}).items():
+        text = " ".join(str(spec.get("description", "")).split())
+        lines.append(f"- *{name.replace('_', ' ')}*: {_type(spec)}. {text}".rstrip() + "\n")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--results", type=Path, default=RESULTS, help="the reference run's folder")
+    p.add_argument("--check", action="store_true", help="fail if a file is out of date")
+    args = p.parse_args(argv)
+    wanted = {
+        README: with_block(README.read_text(), results_block(args.results)),
+        CONFIGURATION: configuration_doc(),
+    }
+    stale = [
+        path for path, text in wanted.items() if not path.is_file() or path.read_text() != text
+    ]
+    if args.check:
+        for path in stale:
+            print(f"{path.relative_to(CHECKOUT)} is out of date: run `make readme`.")
+        return 1 if stale else 0
+    for path in stale:
+        write_text_atomic(path, wanted[path])
+        print(f"wrote {path.relative_to(CHECKOUT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -193,9 +193,7 @@ def record_environment(
     """Start (or reach) the configured QuestDB, collect everything and write environment.json."""
     from ingestbench.server.process import questdb_server
 
-    with questdb_server(
-        QuestDBSettings.from_config(config), jar=jar, log_path=server_log
-    ) as qdb:
+    with questdb_server(QuestDBSettings.from_config(config), jar=jar, log_path=server_log) as qdb:
         env = collect_environment(config, qdb, lock_path, workflow_dir=workflow_dir, jar=jar)
     write_environment(env, out_path)
     return env

@@ -82,6 +82,7 @@ def machine_info() -> dict[str, Any]:
     except AttributeError:
         available = os.cpu_count()
     return {
+        "node": socket.gethostname(),
         "cpu_model": cpu_model(),
         "cores_logical": psutil.cpu_count(logical=True),
         "cores_physical": psutil.cpu_count(logical=False),
@@ -164,7 +165,13 @@ def collect_environment(
     return {
         "schema_version": SCHEMA_VERSION,
         "timestamp_utc": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "workflow": {**git_info(workflow_dir), "config_hash": config_hash(config)},
+        # The config as the run resolved it (schema defaults filled in): a run file set explains
+        # itself without the checkout it came from.
+        "workflow": {
+            **git_info(workflow_dir),
+            "config_hash": config_hash(config),
+            "config": config,
+        },  # fmt: skip
         "machine": machine_info(),
         "python": python_info(),
         "java": java

@@ -74,6 +74,8 @@ def test_every_method_lands_every_row(questdb, tiny_dataset, name):
             assert r["overlap"] == pytest.approx(busy / r["end_to_end"], abs=1e-3)
         assert r["server_cpu_s"] > 0 and r["server_rss_bytes"] > 0
         assert r["client_rss_bytes"] > 0
+        # QuestDB's own figure for the table once visible: at least its 10 fields of 8 bytes.
+        assert r["table_disk_bytes"] > 2000 * 10 * 8
         if doc["variant"]["method"] != "processes":  # no workers: the client is this process
             # The session's server is a child of this process (hundreds of MiB), but not part of
             # the client. (The kernel's high-water mark lags /proc's RSS by a few pages.)

@@ -120,3 +120,22 @@ def test_every_chart_in_the_registry_has_a_drawing_and_a_caption():
         assert (REPO / "report" / f"{caption}.rst").is_file(), caption
     assert 'report: "../report/workflow.rst"' in smk
     assert (REPO / "report" / "workflow.rst").read_text().strip()
+
+
+def test_cpu_chart_stacks_client_and_server_per_million_rows(summary):
+    fig = plots.cpu(summary, ENV)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.texts]
+    first = summary[summary["dataset"] == summary.sort_values("dataset_rows")["dataset"].iloc[-1]]
+    row = first.assign(total=first["client_cpu_s_per_1m_rows"] + first["server_cpu_s_per_1m_rows"])
+    cheapest = row.sort_values("total").iloc[0]
+    assert ax.get_yticklabels()[0].get_text() == cheapest["variant"]
+    assert labels[0].strip() == (
+        f"{cheapest['client_cpu_s_per_1m_rows']:.2f} + {cheapest['server_cpu_s_per_1m_rows']:.2f}"
+    )
+
+
+def test_cpu_chart_reads_a_summary_from_before_the_per_row_columns(summary):
+    old = summary.drop(columns=["client_cpu_s_per_1m_rows", "server_cpu_s_per_1m_rows"])
+    texts = [t.get_text() for ax in plots.cpu(old, ENV).axes for t in ax.texts]
+    assert texts and not any(t.startswith("No data") for t in texts)

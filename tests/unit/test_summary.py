@@ -252,3 +252,23 @@ def test_schema_2_runs_bring_client_and_server_memory_and_overlap(tmp_path):
     assert r["client_rss_bytes_max"] == 102 * 2**20 and r["server_rss_bytes_max"] == 700 * 2**20
     assert r["overlap_median"] == pytest.approx(1.4)
     assert "| 102 |" in to_markdown(df)
+
+
+def test_cpu_per_million_rows_and_table_size_on_disk(tmp_path):
+    source = FIXTURE / "runs" / BIG / "pandas-dataframe-parquet-http.json"
+    run = json.loads(source.read_text())
+    run["schema_version"] = 2
+    for i, rep in enumerate(run["repeats"]):
+        rep.update(client_cpu_s=[0.001, 0.003, 0.002][i], server_cpu_s=0.004,
+                   table_disk_bytes=(10 + i) * 2**20)  # fmt: skip
+    path = tmp_path / "runs" / run["dataset"]["name"] / source.name
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(run))
+    old = FIXTURE / "runs" / BIG / "pandas-rows-parquet-http.json"
+    df = summarize([path, old])
+    r = row(df, "pandas-dataframe-parquet-http")
+    million = 1e6 / r["rows"]
+    assert r["client_cpu_s_per_1m_rows"] == pytest.approx(0.002 * million)
+    assert r["server_cpu_s_per_1m_rows"] == pytest.approx(0.004 * million)
+    assert r["table_disk_mib_median"] == pytest.approx(11)
+    assert math.isnan(row(df, "pandas-rows-parquet-http")["table_disk_mib_median"])  # not recorded

@@ -33,6 +33,7 @@ from ingestbench.charts.data import (  # noqa: E402
     CLIENT_LIBRARIES,
     batch_data,
     by_dataset,
+    cpu_data,
     read_times,
     scaling_data,
     series_label,
@@ -40,6 +41,7 @@ from ingestbench.charts.data import (  # noqa: E402
 )
 from ingestbench.charts.registry import CHARTS  # noqa: E402
 from ingestbench.charts.style import (  # noqa: E402
+    CPU_COLORS,
     LIBRARY_COLORS,
     PHASE_COLORS,
     SERIALIZE_COLOR,
@@ -338,6 +340,37 @@ def batch_sweep(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
     )
     suptitle(fig, what, data, env)
     fig.tight_layout(rect=(0, 0.07 + 0.03 * (len(labels) // 3), 1, 1))
+    return fig
+
+
+@draws("cpu")
+def cpu(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
+    """Client and server CPU-seconds per 1M rows per variant, stacked, cheapest total first."""
+    what = "CPU per 1M rows: the client's processes and the server's (median of repeats)"
+    data = cpu_data(df)
+    if data.empty:
+        return no_data(what, "no run recorded client and server CPU.", df, env)
+    groups = by_dataset(data)
+    fig, axes = stacked_axes([bar_height(len(g)) for _, g in groups])
+    for (_, group), (ax,) in zip(groups, axes, strict=True):
+        group = group.sort_values("cpu_total").reset_index(drop=True)
+        y = np.arange(len(group))
+        left = np.zeros(len(group))
+        for side, color in CPU_COLORS.items():
+            values = group[f"{side}_cpu_s_per_1m_rows"].fillna(0).to_numpy(dtype=float)
+            ax.barh(y, values, left=left, color=color, label=side, height=0.75)
+            left += values
+        for yi, client, total in zip(y, group["client_cpu_s_per_1m_rows"], left, strict=True):
+            ax.text(total, yi, f" {client:.2f} + {total - client:.2f}", va="center", fontsize=7.5)
+        ax.set_yticks(y, group["variant"], fontsize=8.5)
+        ax.invert_yaxis()
+        ax.set_xlim(0, left.max() * 1.25)
+        ax.set_xlabel("CPU-seconds per 1M rows (client + server)")
+        ax.set_title(dataset_title(group), loc="left")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False, fontsize=8.5)
+    suptitle(fig, what, df, env)
+    fig.tight_layout(rect=(0, 0.035, 1, 1))
     return fig
 
 

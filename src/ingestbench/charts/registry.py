@@ -14,6 +14,7 @@ CHARTS: dict[str, str] = {
     "scaling": "Scaling",
     "parquet_vs_csv": "Parquet vs CSV",
     "batch_sweep": "Batch size",
+    "cpu": "CPU per row",
 }
 #: Every chart is written in each of these formats.
 CHART_FORMATS = ("png", "svg")

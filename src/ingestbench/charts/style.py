@@ -26,6 +26,7 @@ DPI = 150
 LIBRARY_COLORS = {"pandas": "#4C72B0", "polars": "#DD8452", "none": "#55A868"}
 PHASE_COLORS = {"read": "#8172B3", "convert": "#CCB974", "send": "#4C72B0", "visible": "#C44E52"}
 SERIALIZE_COLOR = "#937860"
+CPU_COLORS = {"client": "#4C72B0", "server": "#8C8C8C"}
 
 
 def theme() -> None:

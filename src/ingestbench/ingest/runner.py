@@ -16,7 +16,7 @@ from ingestbench.ingest.readers import import_libraries
 from ingestbench.ingest.timing import Clock, whole_file_end_to_end
 from ingestbench.ingest.warmup import warm_up
 from ingestbench.results.records import END_TO_END_PHASES, PHASES, SCHEMA_VERSION
-from ingestbench.server.table import recreate_table, wait_visible
+from ingestbench.server.table import disk_bytes, recreate_table, wait_visible
 
 log = logging.getLogger(__name__)
 HEARTBEAT_S = 10.0
@@ -147,6 +147,7 @@ def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any
             clock.lap("visible")
             elapsed = time.perf_counter() - started
         cpu1, server_cpu1 = _client_cpu(), job.qdb.cpu_seconds()
+        table_bytes = disk_bytes(job.qdb, job.table)  # after the CPU readings: not charged
         # The serialize pass runs apart, after the phases of end_to_end (ingestbench.ingest.timing),
         # so client CPU and peak RSS exclude it.
         clock.current = "serialize (the separate pass)"
@@ -167,6 +168,7 @@ def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any
         "server_cpu_s": None if server_cpu0 is None else round(server_cpu1 - server_cpu0, 3),
         "client_rss_bytes": rss.client,
         "server_rss_bytes": rss.server,
+        "table_disk_bytes": table_bytes,
         "ilp_bytes": ilp_bytes,
     }
 

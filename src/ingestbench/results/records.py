@@ -166,6 +166,7 @@ class Repeat(_Record):
     client_rss_bytes: int | None = optional()  # the client's process tree, workers included
     server_rss_bytes: int | None = optional()  # the embedded server; None for an external one
     overlap: float | None = optional()  # (read + convert + send + visible) / end_to_end
+    table_disk_bytes: int | None = optional()  # the table on disk once visible (table_storage())
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -46,7 +46,7 @@ ID_COLUMNS = SUMMARY_ID_COLUMNS
 MIB = 2**20
 # Per-repeat figures beside the phases; peak_rss_bytes only in run files of schema_version 1.
 MEASURES = ("client_cpu_s", "server_cpu_s", "peak_rss_bytes", "client_rss_bytes",
-            "server_rss_bytes", "overlap")  # fmt: skip
+            "server_rss_bytes", "overlap", "table_disk_bytes")  # fmt: skip
 
 
 class SummaryError(UserError):
@@ -111,6 +111,11 @@ def run_row(record: RunFile) -> dict[str, Any]:
     row["client_rss_bytes_max"] = _stats(per_repeat["client_rss_bytes"])["max"]
     row["server_rss_bytes_max"] = _stats(per_repeat["server_rss_bytes"])["max"]
     row["overlap_median"] = _stats(per_repeat["overlap"])["median"]
+    # CPU per row: what a path costs the machine, comparable across datasets of any size.
+    for side in ("client", "server"):
+        per_1m = [_ratio(cpu, rows / 1e6) for cpu in per_repeat[f"{side}_cpu_s"]]
+        row[f"{side}_cpu_s_per_1m_rows"] = _stats(per_1m)["median"]
+    row["table_disk_mib_median"] = _stats(per_repeat["table_disk_bytes"])["median"] / MIB
     return row
 
 

@@ -21,6 +21,16 @@ def recreate_table(qdb: QuestDB, table: str, field_type: str = "double") -> None
     qdb.sql(create_table_sql(table, field_type))
 
 
+def disk_bytes(qdb: QuestDB, table: str) -> int | None:
+    """The table's size on disk as QuestDB reports it (`table_storage()`: partitions, symbol
+    maps and WAL segments, with the space QuestDB preallocates); None where the server lacks it."""
+    try:
+        rows = qdb.rows(f"SELECT diskSize FROM table_storage() WHERE tableName = '{table}'")
+    except QuestDBError:  # a server older than table_storage()
+        return None
+    return int(rows[0][0]) if rows and rows[0][0] is not None else None
+
+
 def check_not_suspended(qdb: QuestDB, table: str) -> None:
     rows = qdb.rows(f"SELECT suspended, errorMessage FROM wal_tables() WHERE name = '{table}'")
     if rows and rows[0][0]:

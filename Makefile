@@ -10,7 +10,7 @@ CORES ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: help install run run-scale test test-quick test-faults test-cluster lint format charts
-.PHONY: report rulegraph readme lock compare clean bench-run-scale bench-cluster
+.PHONY: report rulegraph readme lock compare clean archive site history site-screenshot bench-run-scale bench-cluster
 
 ## This list: every target and what it does, then the benchmarks (make bench-NAME).
 help:
@@ -81,6 +81,23 @@ charts: install
 ## The Snakemake HTML report of the last run (report.html).
 report: install
 	$(BIN)/snakemake --report report.html
+
+## Keep the finished run in results/ as one JSON document in archive/ (LABEL=what it was, for
+## example LABEL=worker-idle-spin); commit it to add your machine's run to the page.
+archive: install
+	$(BIN)/ingestbench archive results $(if $(LABEL),--label $(LABEL))
+
+## The static results page, site/index.html (offline, one file), from archive/ and results/.
+site: install
+	$(BIN)/ingestbench site
+
+## Each variant's rate over the archived runs of one machine and config, in commit order.
+history: install
+	$(BIN)/ingestbench history
+
+## The page's screenshot the README shows (docs/images/site.png), taken by the system chromium.
+site-screenshot: site
+	$(BIN)/python -m ingestbench.publish.screenshot site/index.html docs/images/site.png
 
 ## Regenerate the rule graph (Mermaid) in docs/development.md; a test checks it is current.
 rulegraph: install

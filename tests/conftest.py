@@ -1,6 +1,6 @@
 """Shared fixtures (a real QuestDB server from the Maven Central jar, a tiny TSBS dataset), and the
-tier markers: a test's tier is the folder it lives in (unit, integration, workflow, faults,
-cluster), so `pytest -m unit` or `make test-quick` pick tiers without a mark on any test."""
+tier markers: a test's tier is the folder it lives in (unit, integration, workflow, browser,
+faults, cluster), so `pytest -m unit` or `make test-quick` pick tiers without a mark on any test."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ingestbench.server.jar import fetch_jar
 from ingestbench.server.process import embedded_server
 from tests.helpers import QUESTDB_VERSION, STARTUP_S, TESTS
 
-TIERS = ("unit", "integration", "workflow", "faults", "cluster")
+TIERS = ("unit", "integration", "workflow", "browser", "faults", "cluster")
 # A test that takes one of these fixtures needs a QuestDB server (or its jar): marked `server`.
 SERVER_FIXTURES = {"questdb", "questdb_jar"}
 

@@ -219,6 +219,84 @@ def _port(text: str) -> int:
     return port
 
 
+def add_archive_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "archive",
+        help="keep a finished run as one JSON document in archive/ (schemas/archive.schema.json)",
+        description=(
+            "Turn a results folder (summary.csv and environment.json of a finished run) into one "
+            "self-describing document: machine, versions, commit, config, and per variant every "
+            "phase's median/min/max, rows/s, CPU per 1M rows, memory, size on disk, validation."
+        ),
+    )
+    parser.add_argument("results", nargs="?", default="results", help="default: %(default)s")
+    parser.add_argument("--archive", default="archive", help="default: %(default)s")
+    parser.add_argument(
+        "--label", help="what the run was, in the file name (default: the config's hash)"
+    )
+    parser.set_defaults(func=run_archive)
+    return parser
+
+
+def run_archive(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ingestbench.publish.archive import write_document
+
+    print(write_document(Path(args.results), Path(args.archive), args.label))
+    return 0
+
+
+def add_history_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "history",
+        help="each variant's rows/s over the archived runs of a machine and config, by commit",
+        description=(
+            "For every machine and config with two or more archived runs: each variant's median "
+            "rows/s in commit order, the steps beyond the noise marked (as compare judges them)."
+        ),
+    )
+    parser.add_argument("--archive", default="archive", help="default: %(default)s")
+    parser.add_argument("--machine", help="only this machine id (as in the file names)")
+    parser.set_defaults(func=run_history)
+    return parser
+
+
+def run_history(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ingestbench.publish.archive import read_archive
+    from ingestbench.publish.history import report, series
+
+    docs = read_archive(Path(args.archive))
+    if args.machine:
+        docs = [d for d in docs if d["machine"]["id"] == args.machine]
+    print(report(series(docs)), end="")
+    return 0
+
+
+def add_site_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "site",
+        help="write the static results page (one offline HTML file) from archive/ and results/",
+        description="One HTML file, everything inlined, that opens from file:// offline.",
+    )
+    parser.add_argument("--archive", default="archive", help="default: %(default)s")
+    parser.add_argument("--results", default="results", help="default: %(default)s")
+    parser.add_argument("--out", default="site/index.html", help="default: %(default)s")
+    parser.set_defaults(func=run_site)
+    return parser
+
+
+def run_site(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ingestbench.publish.site import write_site
+
+    print(write_site(Path(args.archive), Path(args.results), Path(args.out)))
+    return 0
+
+
 def add_server_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "server",
@@ -269,6 +347,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_variants_parser(subparsers)
     add_ingest_parser(subparsers)
     add_compare_parser(subparsers)
+    add_archive_parser(subparsers)
+    add_history_parser(subparsers)
+    add_site_parser(subparsers)
     add_server_parser(subparsers)
     return parser
 

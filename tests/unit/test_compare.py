@@ -160,3 +160,33 @@ def test_runs_of_different_datasets_are_refused_in_one_sentence(folders, tmp_pat
     )
     with pytest.raises(CompareError, match=sentence):
         compare(a, tmp_path / "other")
+
+
+def test_a_folder_with_only_its_summary_is_compared_by_its_rates(tmp_path, capsys):
+    """The committed reference run keeps summary.csv, not run files; the gate still works."""
+    import pandas as pd
+
+    from tests.helpers import REPO
+
+    a, slow = tmp_path / "a", tmp_path / "slow"
+    a.mkdir(), slow.mkdir()
+    df = pd.read_csv(REPO / "results" / "summary.csv")
+    df.to_csv(a / "summary.csv", index=False)
+    # Slower beyond the noise: B's fastest repeat below A's slowest.
+    beyond = df[df["rows_per_s_max"] / 1.5 < df["rows_per_s_min"]]
+    assert len(beyond) >= len(df) - 2
+    rates = [c for c in df.columns if c.startswith(("rows_per_s_", "send_rows_per_s_"))]
+    df[rates] = df[rates] / 1.5
+    df.to_csv(slow / "summary.csv", index=False)
+    assert main(["compare", str(a), str(a), "--fail-above", "10"]) == 0
+    assert main(["compare", str(a), str(slow), "--fail-above", "10"]) == 1
+    named = capsys.readouterr().out.strip().splitlines()[-1].split(": ", 1)[1].split(", ")
+    expected = (f"{d}/{v} (0.67x)" for d, v in zip(beyond.dataset, beyond.variant, strict=True))
+    assert sorted(named) == sorted(expected)
+
+
+def test_a_folder_without_runs_or_summary_is_named(tmp_path):
+    with pytest.raises(
+        CompareError, match=r"neither runs/<dataset>/<variant>.json nor summary.csv"
+    ):
+        compare(tmp_path, tmp_path)

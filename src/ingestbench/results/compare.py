@@ -1,10 +1,14 @@
 """Compare two results folders: did a change make a variant faster, slower, or stay within noise?
 
-For every dataset and variant with a run file on both sides (RESULTS/runs/<dataset>/<variant>.json)
-it sets the median end-to-end rows/s and send rows/s of B against A. The verdict respects the
-spread of the repeats: "faster" or "slower" only when the min–max ranges of the two sides' rows/s
-do not overlap, "within noise" when they do. With a warm-up every repeat is warm; without one,
-the cold first repeat is part of the range (which then tends to say "within noise").
+For every dataset and variant with a run on both sides it sets the median end-to-end rows/s and
+send rows/s of B against A. The verdict respects the spread of the repeats: "faster" or "slower"
+only when the min–max ranges of the two sides' rows/s do not overlap, "within noise" when they do.
+With a warm-up every repeat is warm; without one, the cold first repeat is part of the range
+(which then tends to say "within noise").
+
+A side's runs come from its run files (RESULTS/runs/<dataset>/<variant>.json) or, in a folder
+that keeps only the summary (the committed reference run), from summary.csv's median, min and
+max rows/s, which are all the verdict reads.
 
 As a gate (`--fail-above PCT`), a variant fails when B is slower beyond the noise (the verdict
 above, end to end) and its median end-to-end rate is more than PCT % below A's.
@@ -12,9 +16,11 @@ above, end to end) and its median end-to-end rate is more than PCT % below A's.
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ingestbench.errors import UserError
 from ingestbench.files import write_text_atomic
@@ -45,16 +51,39 @@ def _rates(path: Path) -> Rates:
     return Rates(e2e, send)
 
 
+def spread(row: Any, rate: str) -> tuple[float, ...]:
+    """(min, median, max) of a rate in a summary row: the same min, median and max as its
+    repeats, for the verdict; empty when the summary has none (NaN)."""
+    values = tuple(float(row.get(f"{rate}_{stat}", math.nan)) for stat in ("min", "median", "max"))
+    return () if any(math.isnan(v) for v in values) else values
+
+
+def _summary_rates(path: Path) -> dict[tuple[str, str], Rates]:
+    from ingestbench.results.summary import read_summary  # pandas: only for this fallback
+
+    try:
+        df = read_summary(path)
+    except (OSError, ValueError) as exc:
+        raise CompareError(
+            f"{path} cannot be read ({exc}); rerun the workflow to rewrite it."
+        ) from None
+    return {(r["dataset"], r["variant"]): Rates(spread(r, "rows_per_s"),
+                                                 spread(r, "send_rows_per_s"))
+            for r in df.to_dict("records")}  # fmt: skip
+
+
 def load_runs(results: Path) -> dict[tuple[str, str], Rates]:
-    """{(dataset, variant): rates} of every run file under RESULTS/runs."""
+    """{(dataset, variant): rates} of every run file under RESULTS/runs, else of summary.csv."""
     results = Path(results)
     paths = sorted(results.glob("runs/*/*.json"))
-    if not paths:
-        raise CompareError(
-            f"{results} is not a results folder (no runs/<dataset>/<variant>.json in it); pass "
-            f"a folder a workflow run wrote, such as results."
-        )
-    return {(p.parent.name, p.stem): _rates(p) for p in paths}
+    if paths:
+        return {(p.parent.name, p.stem): _rates(p) for p in paths}
+    if (results / "summary.csv").is_file():
+        return _summary_rates(results / "summary.csv")
+    raise CompareError(
+        f"{results} is not a results folder (neither runs/<dataset>/<variant>.json nor "
+        f"summary.csv in it); pass a folder a workflow run wrote, such as results."
+    )
 
 
 def verdict(a: tuple[float, ...], b: tuple[float, ...]) -> str:

@@ -1,0 +1,254 @@
+"""One finished run as one self-describing JSON document in `archive/`.
+
+A document holds what a reader needs to trust and place a result without the checkout it came
+from: the machine, every version (QuestDB and its non-default settings, the client libraries,
+Python, Java), the commit, the config and its hash, the date, the datasets, and per variant the
+median/min/max of every phase and rate, CPU per 1M rows, client memory, the table's size on
+disk, whether every row was validated, and the fraction of the wire ceiling. It is built from a
+results folder's summary.csv and environment.json, and checked against schemas/archive.schema.json
+when written and when read, so that a document contributed by pull request is refused in one
+sentence rather than half-read.
+
+File names say machine, date and commit (`<date>_<machine>_<commit>_<label>.json`), so
+contributions from many machines sit side by side without colliding.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from ingestbench import CHECKOUT
+from ingestbench.errors import UserError
+from ingestbench.files import ResultFileError, load_json, write_json_atomic
+
+#: Bump when a field changes meaning or goes away; READABLE lists the versions readers take.
+ARCHIVE_VERSION = 1
+READABLE = (1,)
+SCHEMA_PATH = CHECKOUT / "schemas" / "archive.schema.json"
+KIND = "ingestbench run"
+PHASE_NAMES = ("read", "convert", "serialize", "send", "visible", "end_to_end")
+STATS = ("median", "min", "max")
+#: The packages whose versions a reader compares runs by (the rest stay in environment.json).
+PACKAGES = ("questdb", "pandas", "polars", "pyarrow", "duckdb", "numpy", "snakemake")
+#: Server settings that say where a run's server listened or kept its files, not how it ran.
+_PLACE = re.compile(r"(\.bind\.to|\.root)$")
+
+
+class ArchiveError(UserError):
+    pass
+
+
+@functools.cache
+def schema() -> dict[str, Any]:
+    return json.loads(SCHEMA_PATH.read_text())
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-") or "unknown"
+
+
+def machine_id(machine: dict[str, Any]) -> str:
+    """What makes two machines comparable: CPU model, logical cores and RAM, as a slug."""
+    ram = machine.get("ram_bytes")
+    ram_part = f"{round(ram / 2**30)}gib" if ram else "ram-unknown"
+    return slug(f"{machine.get('cpu_model') or 'cpu-unknown'} {machine.get('cores_logical')}c") + (
+        f"-{ram_part}"
+    )
+
+
+def _number(value: Any) -> float | int | None:
+    """A JSON number from a summary cell (NaN and missing become null)."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    if math.isnan(number):
+        return None
+    return int(number) if number.is_integer() and abs(number) < 2**53 else number
+
+
+def _int(value: Any) -> int | None:
+    number = _number(value)
+    return None if number is None else int(number)
+
+
+def _stats(row: dict[str, Any], prefix: str) -> dict[str, float | None]:
+    return {stat: _number(row.get(f"{prefix}_{stat}")) for stat in STATS}
+
+
+def _per_1m(row: dict[str, Any], side: str) -> float | None:
+    value = _number(row.get(f"{side}_cpu_s_per_1m_rows"))
+    if value is None:  # a summary from before the column: the same ratio of medians
+        cpu, rows = _number(row.get(f"{side}_cpu_s_median")), _number(row.get("rows"))
+        value = cpu / rows * 1e6 if cpu is not None and rows else None
+    return value
+
+
+def _validated(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    return {"True": True, "False": False, "true": True, "false": False}.get(str(value))
+
+
+def variant_entry(row: dict[str, Any]) -> dict[str, Any]:
+    """One summary row as the archive's variant record."""
+    disk = _number(row.get("table_disk_mib_median"))
+    return {
+        "dataset": row["dataset"],
+        "variant": row["variant"],
+        "library": row["library"],
+        "method": row["method"],
+        "format": row["format"],
+        "transport": row["transport"],
+        "workers": _int(row.get("workers")),
+        "batch_rows": _int(row.get("batch_rows")),
+        "rows": _int(row.get("rows")),
+        "repeats": _int(row.get("repeats")),
+        "phases_s": {phase: _stats(row, f"{phase}_s") for phase in PHASE_NAMES},
+        "rows_per_s": _stats(row, "rows_per_s"),
+        "send_rows_per_s": _stats(row, "send_rows_per_s"),
+        "mib_per_s": _stats(row, "mib_per_s"),
+        "client_cpu_s_per_1m_rows": _per_1m(row, "client"),
+        "server_cpu_s_per_1m_rows": _per_1m(row, "server"),
+        "client_rss_bytes": _int(row.get("client_rss_bytes_max")),
+        "table_disk_bytes": None if disk is None else int(disk * 2**20),
+        "validated": _validated(row.get("validated")),
+        "ceiling_fraction": _number(row.get("ceiling_fraction")),
+    }
+
+
+def dataset_entries(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        field_type = r.get("field_type")
+        seen.setdefault(r["dataset"], {
+            "name": r["dataset"], "rows": _int(r.get("dataset_rows")),
+            "scale": _int(r.get("scale")), "epochs": _int(r.get("epochs")),
+            "seed": _int(r.get("seed")),
+            "field_type": field_type if isinstance(field_type, str) else None,
+        })  # fmt: skip
+    return list(seen.values())
+
+
+def server_settings(questdb: dict[str, Any]) -> dict[str, str]:
+    """The server's non-default settings that shape a run (not its ports and paths)."""
+    return {
+        p["property_path"]: str(p["value"])
+        for p in questdb.get("non_default_parameters") or []
+        if not _PLACE.search(p.get("property_path", ""))
+    }
+
+
+def versions(env: dict[str, Any]) -> dict[str, Any]:
+    installed = {p["name"]: p.get("installed") or p.get("locked") for p in env.get("packages", [])}
+    questdb = env.get("questdb", {})
+    return {
+        "questdb_server": questdb.get("version"),
+        "questdb_build": questdb.get("build"),
+        "questdb_mode": questdb.get("mode"),
+        "questdb_settings": server_settings(questdb),
+        "python": (env.get("python") or {}).get("version"),
+        "java": (env.get("java") or {}).get("version"),
+        **{name: installed.get(name) for name in PACKAGES},
+    }
+
+
+def build_document(results: Path, label: str | None = None) -> dict[str, Any]:
+    """The archive document of a finished results folder (summary.csv and environment.json)."""
+    from ingestbench.results.summary import read_summary  # pandas: only when building
+
+    results = Path(results)
+    summary_path, env_path = results / "summary.csv", results / "environment.json"
+    for path, what in ((summary_path, "summary"), (env_path, "environment record")):
+        if not path.is_file():
+            raise ArchiveError(
+                f"{path} does not exist: {results} holds no finished run's {what}; run the "
+                f"workflow (make run) to the end, then archive its results folder."
+            )
+    env = load_json(env_path, "environment record", ArchiveError)
+    rows = read_summary(summary_path).to_dict("records")
+    if not rows:
+        raise ArchiveError(f"{summary_path} has no rows; run the workflow to the end first.")
+    workflow = env.get("workflow", {})
+    commit = workflow.get("git_commit") or "unknown"
+    machine = {**env.get("machine", {})}
+    machine["id"] = machine_id(machine)
+    date = env.get("timestamp_utc") or "1970-01-01T00:00:00Z"
+    label = slug(label or workflow.get("config_hash") or "run")
+    doc = {
+        "schema_version": ARCHIVE_VERSION,
+        "kind": KIND,
+        "id": f"{date[:10]}_{machine['id']}_{commit[:7]}_{label}",
+        "label": label,
+        "date_utc": date,
+        "machine": machine,
+        "versions": versions(env),
+        "workflow": {
+            "git_commit": commit,
+            "git_dirty": workflow.get("git_dirty"),
+            "config_hash": workflow.get("config_hash"),
+            "config": workflow.get("config"),
+        },
+        "ilp_protocol_version": env.get("ilp_protocol_version"),
+        "datasets": dataset_entries(rows),
+        "variants": [variant_entry(r) for r in rows],
+    }
+    check(doc, summary_path)
+    return doc
+
+
+def check(doc: Any, where: Path | str) -> dict[str, Any]:
+    """`doc` if it is an archive document this ingestbench reads; else one sentence why not."""
+    version = doc.get("schema_version") if isinstance(doc, dict) else None
+    if isinstance(doc, dict) and isinstance(version, int) and version not in READABLE:
+        newer = version > max(READABLE)
+        raise ArchiveError(
+            f"the archive document {where} has schema_version {version}, but this ingestbench "
+            f"reads {', '.join(map(str, READABLE))}; "
+            + ("update ingestbench to read it." if newer else "rebuild it with make archive.")
+        )
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(schema()).iter_errors(doc)
+    )
+    if error is not None:
+        at = "/".join(str(p) for p in error.absolute_path) or "the top level"
+        raise ArchiveError(
+            f"the archive document {where} does not match {SCHEMA_PATH.name} (at {at}: "
+            f"{error.message}); fix or remove it."
+        )
+    return doc
+
+
+def document_path(doc: dict[str, Any], archive: Path) -> Path:
+    return Path(archive) / f"{doc['id']}.json"
+
+
+def write_document(results: Path, archive: Path, label: str | None = None) -> Path:
+    """Archive `results` as `archive/<id>.json` (atomically); its path."""
+    doc = build_document(results, label)
+    path = document_path(doc, archive)
+    write_json_atomic(path, doc)
+    return path
+
+
+def read_document(path: Path) -> dict[str, Any]:
+    try:
+        doc = load_json(path, "archive document", ArchiveError)
+    except ResultFileError as exc:
+        raise ArchiveError(str(exc)) from None
+    return check(doc, path)
+
+
+def read_archive(archive: Path) -> list[dict[str, Any]]:
+    """Every document under `archive` (checked), oldest first."""
+    docs = [read_document(p) for p in sorted(Path(archive).glob("*.json"))]
+    return sorted(docs, key=lambda d: (d["date_utc"], d["id"]))

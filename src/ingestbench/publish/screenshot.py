@@ -1,0 +1,34 @@
+"""A screenshot of the results page in the system chromium: `python -m
+ingestbench.publish.screenshot PAGE PNG` (make site-screenshot writes the README's image)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+from ingestbench.errors import UserError, run_reporting_user_errors
+
+
+def screenshot(page_path: Path, png: Path, width: int = 1400, height: int = 1100) -> Path:
+    from playwright.sync_api import sync_playwright
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        raise UserError("there is no chromium on this machine; install it (apt-get install "
+                        "chromium), then rerun.")  # fmt: skip
+    png.parent.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(Path(page_path).resolve().as_uri())
+            page.wait_for_selector("body[data-rendered]")
+            page.screenshot(path=png)
+        finally:
+            browser.close()
+    return png
+
+
+if __name__ == "__main__":
+    run_reporting_user_errors(lambda: print(screenshot(Path(sys.argv[1]), Path(sys.argv[2]))))

@@ -1,0 +1,126 @@
+"""The archive of runs: documents built from a results folder, checked by the JSON Schema when
+written and read, and the history across them (steps beyond the noise, in commit order)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+
+import pytest
+
+from ingestbench.cli import EXIT_USER_ERROR, main
+from ingestbench.publish.archive import (
+    ArchiveError,
+    build_document,
+    check,
+    read_archive,
+    read_document,
+    write_document,
+)
+from ingestbench.publish.history import report, series
+from ingestbench.results.summary import read_summary
+from tests.helpers import REPO
+
+RESULTS = REPO / "results"
+
+
+@pytest.fixture(scope="module")
+def doc():
+    return build_document(RESULTS, "reference")
+
+
+def test_a_document_describes_machine_versions_commit_config_and_every_variant(doc):
+    env = json.loads((RESULTS / "environment.json").read_text())
+    summary = read_summary(RESULTS / "summary.csv")
+    assert doc["workflow"]["git_commit"] == env["workflow"]["git_commit"]
+    assert doc["id"] == (f"{env['timestamp_utc'][:10]}_{doc['machine']['id']}_"
+                         f"{env['workflow']['git_commit'][:7]}_reference")  # fmt: skip
+    assert doc["machine"]["id"].endswith(f"-{env['machine']['cores_logical']}c-24gib")
+    assert doc["versions"]["questdb_server"] == env["questdb"]["version"]
+    assert doc["versions"]["pandas"] and doc["versions"]["duckdb"]
+    # Ports and paths are where a server ran, not how: left out of the settings.
+    assert "http.net.bind.to" not in doc["versions"]["questdb_settings"]
+    assert doc["versions"]["questdb_settings"]["shared.worker.sleep.timeout"] == "1"
+    assert len(doc["variants"]) == len(summary)
+    first = summary.iloc[0]
+    v = next(v for v in doc["variants"] if v["variant"] == first["variant"]
+             and v["dataset"] == first["dataset"])  # fmt: skip
+    assert v["rows_per_s"]["median"] == pytest.approx(first["rows_per_s_median"])
+    assert v["phases_s"]["send"]["max"] == pytest.approx(first["send_s_max"])
+    assert v["client_cpu_s_per_1m_rows"] == pytest.approx(
+        first["client_cpu_s_median"] / first["rows"] * 1e6
+    )
+    assert v["validated"] is True
+
+
+def test_written_documents_read_back_and_name_machine_date_and_commit(tmp_path, doc):
+    path = write_document(RESULTS, tmp_path, "reference")
+    assert path.name == f"{doc['id']}.json"
+    assert read_document(path) == json.loads(json.dumps(doc))
+    assert [d["id"] for d in read_archive(tmp_path)] == [doc["id"]]
+
+
+def test_a_document_that_fails_the_schema_is_refused_in_one_sentence(tmp_path, doc):
+    bad = copy.deepcopy(doc)
+    bad["variants"][0]["rows_per_s"]["median"] = "fast"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    with pytest.raises(ArchiveError, match=r"the archive document .*bad.json does not match "
+                       r"archive.schema.json \(at variants/0/rows_per_s/median: 'fast' is not of "
+                       r"type 'number', 'null'\); fix or remove it\.$"):  # fmt: skip
+        read_document(path)
+    with pytest.raises(ArchiveError, match=r"at the top level: 'variants' is a required property"):
+        check({k: v for k, v in doc.items() if k != "variants"}, "x.json")
+
+
+@pytest.mark.parametrize(("version", "advice"), [(2, "update ingestbench"), (0, "rebuild it")])
+def test_other_schema_versions_are_named(doc, version, advice):
+    with pytest.raises(ArchiveError, match=rf"has schema_version {version}, but this ingestbench "
+                       rf"reads 1; {advice}"):  # fmt: skip
+        check({**doc, "schema_version": version}, "old.json")
+
+
+def test_a_results_folder_without_summary_is_named(tmp_path, capsys):
+    shutil.copy(RESULTS / "environment.json", tmp_path / "environment.json")
+    code = main(["archive", str(tmp_path), "--archive", str(tmp_path / "a")])
+    assert code == EXIT_USER_ERROR
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'summary.csv'} does not exist" in err and "make run" in err
+    assert not (tmp_path / "a").exists()
+
+
+def _run(doc, commit: str, date: str, factor: float) -> dict:
+    out = copy.deepcopy(doc)
+    out["workflow"]["git_commit"] = commit * 40
+    out["date_utc"] = date
+    out["id"] = f"{date[:10]}_{out['machine']['id']}_{commit * 7}_reference"
+    for v in out["variants"]:
+        v["rows_per_s"] = {k: (x * factor if x is not None else None)
+                           for k, x in v["rows_per_s"].items()}  # fmt: skip
+    return out
+
+
+def test_history_orders_by_commit_and_flags_steps_beyond_the_noise(doc):
+    # Commit order differs from date order: b came before a in the history.
+    runs = [
+        _run(doc, "a", "2026-01-01T00:00:00Z", 1.0),
+        _run(doc, "b", "2026-01-02T00:00:00Z", 1.0),
+        _run(doc, "c", "2026-01-03T00:00:00Z", 0.5),
+    ]
+    order = {"b" * 40: 0, "a" * 40: 1, "c" * 40: 2}
+    found = series(runs, order)
+    assert len(found) == len(doc["variants"])
+    for s in found:
+        assert [p.commit for p in s.points] == ["bbbbbbb", "aaaaaaa", "ccccccc"]
+        assert [p.step for p in s.points] == ["", "within noise", "slower"]
+    text = report(found)
+    assert "bbbbbbb → aaaaaaa → ccccccc" in text and "▼0.50x" in text
+    assert f"{len(found)} step(s) beyond the noise" in text
+
+
+def test_history_needs_two_runs_of_one_machine_and_config(doc):
+    other = _run(doc, "b", "2026-01-02T00:00:00Z", 1.0)
+    other["workflow"]["config_hash"] = "another"
+    assert series([doc, other], {}) == []
+    assert report([]).startswith("No machine and config has two archived runs yet")

@@ -9,7 +9,8 @@ the share of symbols and of doubles shows. The `vectorized` method's steps follo
 Arrow record batches, and its column-by-column encoder (ingestbench.ingest.encoder, in the pieces
 it sends over TCP), which writes the same bytes. CPU is this process's user + system time, the
 best of --repeats; sending (the kernel's TCP stack) is not included: the `ilp_file` variant's
-client CPU is that floor.
+client CPU is that floor. Both field types run (TSBS's own integers with `--field-types long`),
+each on its own generated dataset.
 
     .venv/bin/python benchmarks/bench_client_cpu.py          # or: make bench-client-cpu
 """
@@ -69,6 +70,8 @@ def vectorized(path: Path, library: str, rows: int) -> tuple[float, float, int]:
 def main() -> None:
     p = bench_parser(__doc__)
     p.add_argument("--repeats", type=int, default=3, help="best of (default: 3)")
+    p.add_argument("--field-types", nargs="+", choices=("double", "long"),
+                   default=["double", "long"], help="default: both")  # fmt: skip
     a = p.parse_args()
     config = load_config(REPO / "config.yaml")
     version, chunk_rows = config["ilp_protocol_version"], READ_CHUNK_ROWS
@@ -76,15 +79,20 @@ def main() -> None:
     cases = {
         "serialize, all columns": [*TAGS, *FIELDS, TIMESTAMP],
         "serialize, 10 tags (symbols)": [*TAGS, TIMESTAMP],
-        "serialize, 10 fields (doubles)": [*FIELDS, TIMESTAMP],
+        "serialize, 10 fields": [*FIELDS, TIMESTAMP],
     }
+    for field_type in a.field_types:
+        measure(a, field_type, version, chunk_rows, cases)
+
+
+def measure(a, field_type: str, version: int, chunk_rows: int, cases: dict) -> None:
     with tempfile.TemporaryDirectory(prefix="ingestbench-bench-") as tmp:
-        params = DatasetParams(scale=a.scale, epochs=a.epochs, seed=42)
+        params = DatasetParams(scale=a.scale, epochs=a.epochs, seed=42, field_type=field_type)
         generate(params, tmp, formats=("parquet",), progress=False)
         path, rows = Path(tmp) / f"{params.name}.parquet", params.rows
         per_1m = 1e6 / rows
-        print(f"{rows:,} rows, chunks of {chunk_rows:,}, ILP protocol {version}; "
-              f"CPU-s per 1M rows, best of {a.repeats}\n")  # fmt: skip
+        print(f"\n{field_type} fields: {rows:,} rows, chunks of {chunk_rows:,}, ILP protocol "
+              f"{version}; CPU-s per 1M rows, best of {a.repeats}\n")  # fmt: skip
         print(f"{'library':<8}{'step':<34}{'CPU-s/1M':>9}{'B/row':>7}")
         for library in ("pandas", "polars"):
             best: dict[str, float] = {}

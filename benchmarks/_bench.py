@@ -32,36 +32,36 @@ def bench_parser(doc: str) -> argparse.ArgumentParser:
 
 @contextlib.contextmanager
 def dataset_and_server(
-    scale: int, epochs: int, formats: tuple[str, ...] = ("parquet",)
+    scale: int, epochs: int, formats: tuple[str, ...] = ("parquet",), field_type: str = "double"
 ) -> Iterator[tuple[DatasetParams, dict[str, Path], QuestDB, dict]]:
     """(params, {format: path}, server, config): TSBS cpu (seed 42) in a temporary directory and
     a QuestDB started as `config.yaml` says (a fresh embedded one by default); both go on exit."""
     config = load_config(REPO / "config.yaml")
     import_libraries("polars")  # imports are start-up cost, not part of any case
     with tempfile.TemporaryDirectory(prefix="ingestbench-bench-") as tmp:
-        params = DatasetParams(scale=scale, epochs=epochs, seed=42)
+        params = DatasetParams(scale=scale, epochs=epochs, seed=42, field_type=field_type)
         generate(params, tmp, formats=formats, progress=False)
         paths = {fmt: Path(tmp) / f"{params.name}.{fmt}" for fmt in formats}
         with questdb_server(QuestDBSettings.from_config(config)) as qdb:
             yield params, paths, qdb, config
 
 
-def warm_up_each(jobs: list[Job], warmup_rows: int) -> None:
+def warm_up_each(jobs: list[Job], warmup_rows: int, field_type: str = "double") -> None:
     """The workflow's untimed warm-up (`warmup_rows` of config.yaml) once per job, before any
     measured run: so that no measured run meets a cold server, as in the workflow's jobs."""
     for job in jobs:
-        warm_up(job, "double", warmup_rows, job.rows)
+        warm_up(job, field_type, warmup_rows, job.rows)
 
 
 def interleaved(
-    jobs: list[Job], repeats: int, warmup_rows: int = 0
+    jobs: list[Job], repeats: int, warmup_rows: int = 0, field_type: str = "double"
 ) -> dict[str, list[dict[str, Any]]]:
     """{variant name: its repeats}, run round-robin (A, B, C, A, B, C ...) so that drift on a
     noisy machine hits every variant alike; each through the workflow's own `run_repeat`, after
     one warm-up per variant."""
-    warm_up_each(jobs, warmup_rows)
+    warm_up_each(jobs, warmup_rows, field_type)
     results: dict[str, list[dict[str, Any]]] = {job.variant.name: [] for job in jobs}
     for i in range(repeats):
         for job in jobs:
-            results[job.variant.name].append(run_repeat(job, "double", i))
+            results[job.variant.name].append(run_repeat(job, field_type, i))
     return results

@@ -12,22 +12,35 @@ best of --repeats; sending (the kernel's TCP stack) is not included: the `ilp_fi
 client CPU is that floor. Both field types run (TSBS's own integers with `--field-types long`),
 each on its own generated dataset.
 
+Then the same paths end to end, as the workflow runs them (from the Parquet file to every row
+visible, against a fresh QuestDB, warmed up, interleaved round-robin with the `ilp_file` wire
+ceiling of the same dataset): median rows/s, the ratio to the ceiling, and the client's and the
+server's CPU-seconds per 1M rows (the client's processes only, as the run files record them).
+
     .venv/bin/python benchmarks/bench_client_cpu.py          # or: make bench-client-cpu
 """
 
 from __future__ import annotations
 
+import csv
+import statistics
 import tempfile
 from pathlib import Path
 
-from _bench import REPO, TABLE, bench_parser
+from _bench import REPO, TABLE, bench_parser, dataset_and_server, interleaved
+from findings import findings_file
 
 from ingestbench.config import load_config
+from ingestbench.ingest.methods import Job
 from ingestbench.ingest.methods.base import cpu_seconds
 from ingestbench.ingest.readers import import_libraries, iter_frames, to_pandas
 from ingestbench.tsbs import DatasetParams, generate
 from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP
-from ingestbench.variants import READ_CHUNK_ROWS
+from ingestbench.variants import READ_CHUNK_ROWS, parse_variant_name
+
+#: The client paths measured end to end, against the wire ceiling (first) of the same run.
+END_TO_END = ("none-ilp_file-ilp-tcp-w2", "pandas-vectorized-parquet-tcp-w2",
+              "polars-vectorized-parquet-tcp-w2", "pandas-dataframe-parquet-tcp")  # fmt: skip
 
 
 def read_chunks(path: Path, library: str, chunk_rows: int, rows: int) -> tuple[list, float]:
@@ -70,6 +83,8 @@ def vectorized(path: Path, library: str, rows: int) -> tuple[float, float, int]:
 def main() -> None:
     p = bench_parser(__doc__)
     p.add_argument("--repeats", type=int, default=3, help="best of (default: 3)")
+    p.add_argument("--e2e-repeats", type=int, default=3,
+                   help="interleaved repeats end to end, medians (default: 3)")  # fmt: skip
     p.add_argument("--field-types", nargs="+", choices=("double", "long"),
                    default=["double", "long"], help="default: both")  # fmt: skip
     a = p.parse_args()
@@ -83,6 +98,40 @@ def main() -> None:
     }
     for field_type in a.field_types:
         measure(a, field_type, version, chunk_rows, cases)
+    rows = [r for field_type in a.field_types for r in end_to_end(a, field_type)]
+    out = findings_file("end_to_end.csv")
+    if out is not None:
+        with open(out, "w", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+
+
+def end_to_end(a, field_type: str) -> list[dict]:
+    """The END_TO_END paths through the workflow's own run_repeat, interleaved: one row each."""
+    with dataset_and_server(a.scale, a.epochs, ("parquet", "ilp"), field_type) as (
+        params, paths, qdb, config,
+    ):  # fmt: skip
+        jobs = [Job(qdb, TABLE, v, paths[v.format], params.rows, config["ilp_protocol_version"])
+                for v in map(parse_variant_name, END_TO_END)]  # fmt: skip
+        results = interleaved(jobs, a.e2e_repeats, config["warmup_rows"], field_type)
+    per_1m = 1e6 / params.rows
+    ceiling = statistics.median(params.rows / r["end_to_end"] for r in results[END_TO_END[0]])
+    print(f"\n{field_type} fields end to end: {params.rows:,} rows, medians of "
+          f"{a.e2e_repeats} interleaved repeats after a warm-up\n")  # fmt: skip
+    print(f"{'variant':<36}{'rows/s':>10}{'× ceiling':>10}{'client CPU-s/1M':>16}"
+          f"{'server CPU-s/1M':>16}")  # fmt: skip
+    rows = []
+    for name, runs in results.items():
+        rate = statistics.median(params.rows / r["end_to_end"] for r in runs)
+        client = statistics.median(r["client_cpu_s"] for r in runs) * per_1m
+        server = statistics.median(r["server_cpu_s"] for r in runs) * per_1m
+        print(f"{name:<36}{rate:>10,.0f}{rate / ceiling:>10.2f}{client:>16.2f}{server:>16.2f}")
+        rows.append({"field_type": field_type, "variant": name, "rows_per_s": round(rate),
+                     "ceiling_ratio": round(rate / ceiling, 3),
+                     "client_cpu_s_per_1m": round(client, 3),
+                     "server_cpu_s_per_1m": round(server, 3)})  # fmt: skip
+    return rows
 
 
 def measure(a, field_type: str, version: int, chunk_rows: int, cases: dict) -> None:

@@ -292,3 +292,19 @@ def test_validate_files_passes(questdb, base_table, source, expected, tmp_path):
     files = _files(questdb, base_table, source, expected, tmp_path, 2000)
     result = validate_files(**files, validation={"on_failure": "fail"})
     assert result["passed"] and json.loads(files["output"].read_text())["passed"]
+
+
+def test_a_server_that_sends_csv_for_parquet_is_validated_through_csv(
+    source, source_df, expected, tmp_path
+):
+    """QuestDB before 9.1 ignores /exp's fmt=parquet and sends CSV: the export notices and
+    falls back to CSV, so an older server's runs validate too."""
+    from ingestbench.server.jar import fetch_jar
+    from ingestbench.server.process import embedded_server
+    from tests.helpers import STARTUP_S
+
+    with embedded_server(fetch_jar("9.0.3"), startup_timeout_s=STARTUP_S) as old:
+        assert "9.0.3" in old.version()
+        table = _ingest(old, source_df)
+        result = _validate(old, table, source, expected, tmp_path)
+    assert result["passed"], _failed(result)

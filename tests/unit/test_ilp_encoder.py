@@ -154,3 +154,35 @@ def test_a_reused_encoder_follows_each_chunks_own_dictionary():
         )
         mine = encoder.encode(as_record_batch(frame)).to_pybytes()
         assert mine == client_bytes(frame, ["tag"])
+
+
+def test_tsbs_long_fields_encode_as_the_client_does(tmp_path):
+    from ingestbench.tsbs import DatasetParams, generate
+
+    params = DatasetParams(scale=40, epochs=50, seed=3, field_type="long")
+    generate(params, tmp_path, formats=("parquet",), progress=False)
+    encoder = IlpEncoder("cpu", TAGS, FIELDS, TIMESTAMP)
+    for library in ("pandas", "polars"):
+        for chunk in iter_frames(
+            tmp_path / f"{params.name}.parquet", library, "parquet", 700, 2000
+        ):
+            mine = encoder.encode(as_record_batch(chunk)).to_pybytes()
+            assert mine == client_bytes(to_pandas(chunk), TAGS)
+            assert b"i," in mine and b"==" not in mine  # integers as text, no binary double
+
+
+def test_integers_at_the_edges_of_int64_and_timestamps_of_any_width_match_the_client():
+    values = [-(2**63) + 1, 2**63 - 1, 0, -1, -10, 9, 10, 99, 100, 1234567890123]
+    frame = pd.DataFrame(
+        {
+            "tag": pd.Categorical(["a"] * len(values)),
+            "n": np.array(values, dtype="int64"),
+            TIMESTAMP: pd.to_datetime(
+                np.array([0, 1, 9, 10, 11, 10**18, 7, 8, 10**9, 99]), utc=True
+            ),  # fmt: skip
+        }
+    )
+    assert encoded(frame, ["tag"], ["n"]) == client_bytes(frame, ["tag"])
+    frame[TIMESTAMP] = pd.to_datetime(np.arange(-5, 5), utc=True)
+    with pytest.raises(EncodeError, match="holds a time before 1970, which ILP cannot carry"):
+        encoded(frame, ["tag"], ["n"])

@@ -10,7 +10,9 @@ distinct value instead:
 - doubles (binary in protocol 2: ``name==`` type 16 and 8 little-endian bytes), the separators
   and the timestamp are fixed-width, so a NumPy structured array writes them in place; the
   timestamp's digits are computed once per run of equal values (TSBS: one run per epoch);
-- integers (``123i``) are the one variable-width part besides the prefix: Arrow casts them;
+- integers (``123i``) are the one variable-width part besides the prefix: each run of
+  consecutive integer fields becomes one segment per row, written by a compiled loop
+  (ingestbench.ingest.ilp_kernel, numba) instead of a cast to text and a join per column;
 - one Arrow `binary_join_element_wise` glues the parts into the chunk's contiguous ILP bytes.
 
 The output is byte for byte what the client writes for the same frame (a test compares them),
@@ -28,6 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ingestbench.errors import UserError
+from ingestbench.ingest.ilp_kernel import write_int_fields
 
 #: What a symbol value escapes (backslash first, so the others' backslashes stay single).
 _SYMBOL_ESCAPES = ("\\", "\n", " ", ",", "=")
@@ -172,6 +175,11 @@ class IlpEncoder:
         if unit not in _TIME_SUFFIX:
             column = column.cast(pa.timestamp("us", tz=column.type.tz))
         values = column.cast(pa.int64()).to_numpy()
+        if values.min() < 0:  # the client refuses these too
+            raise EncodeError(
+                f"column {self.at!r} holds a time before 1970, which ILP cannot carry; drop or "
+                f"shift those rows."
+            )
         heads = np.flatnonzero(np.diff(values, prepend=values[0] - 1))  # runs of one value
         run = np.repeat(np.arange(len(heads)), np.diff(np.append(heads, len(values))))
         digits = _fixed_digits(values[heads])
@@ -187,23 +195,26 @@ class IlpEncoder:
         """The line after the prefix as join segments: fixed-width blocks and text columns."""
         segments: list[Any] = []
         layout: list[tuple[str, Any]] = []  # ("lit", bytes) | ("f64", array) | ("ts", digits)
+        ints: list[tuple[bytes, pa.Array]] = []  # the run of integer fields being gathered
         for i, (name, escaped) in enumerate(zip(self.fields, self._field_names, strict=True)):
             column = batch.column(name)
             sep = "," if i else ""
+            if not pa.types.is_integer(column.type) and ints:
+                segments += self._int_segment(layout, segments, ints, batch.num_rows)
+                layout, ints = [], []
             if pa.types.is_floating(column.type):
                 layout += [("lit", f"{sep}{escaped}=={_DOUBLE_TYPE.decode()}".encode())]
                 layout += [("f64", column.cast(pa.float64()).to_numpy())]
             elif pa.types.is_integer(column.type):
-                layout.append(("lit", f"{sep}{escaped}=".encode()))
-                segments.append(self._block(len(segments), layout, batch.num_rows))
-                layout = []
-                ints = pc.binary_join_element_wise(column.cast(pa.string()), pa.scalar("i"), "")
-                segments.append(ints.cast(pa.binary()))
+                ints.append((f"{sep}{escaped}=".encode(), column))
             else:
                 raise EncodeError(
                     f"column {name!r} is {column.type}; the vectorized encoder writes floats "
                     f"and integers only, so convert it or use the dataframe method."
                 )
+        if ints:
+            segments += self._int_segment(layout, segments, ints, batch.num_rows)
+            layout = []
         layout.append(("lit", b" "))
         fixed_times = isinstance(times, np.ndarray)
         if fixed_times:
@@ -212,6 +223,21 @@ class IlpEncoder:
         if not fixed_times:
             segments.append(times)
         return segments
+
+    def _int_segment(self, layout: list, segments: list, ints: list, n: int) -> list[pa.Array]:
+        """The fixed-width block gathered so far (if any), then the run of integer fields as
+        one variable-width segment per row."""
+        before = [self._block(len(segments), layout, n)] if layout else []
+        literals = [literal for literal, _ in ints]
+        ends = np.cumsum([0] + [len(literal) for literal in literals], dtype=np.int64)
+        values = np.empty((n, len(ints)), np.int64)  # a row's values side by side
+        for f, (_, column) in enumerate(ints):
+            values[:, f] = column.cast(pa.int64()).to_numpy()
+        offsets, data = write_int_fields(np.frombuffer(b"".join(literals), np.uint8), ends, values)
+        text = pa.BinaryArray.from_buffers(
+            pa.binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+        )
+        return [*before, text]
 
     def _block(self, slot: int, layout: list[tuple[str, Any]], n: int) -> pa.Array:
         """One fixed-width binary column (n rows) from literals, doubles and timestamp digits;

@@ -93,7 +93,8 @@ def _export(qdb: QuestDB, query: str, t: str, fmt: str, tmp: Path, tmp_csv: Path
 
 
 def _download(qdb: QuestDB, query: str, fmt: str, target: Path) -> bool:
-    """Stream /exp into `target`; False if the server does not know the format."""
+    """Stream /exp into `target`; False if the server does not know the format (it refuses it,
+    or, as QuestDB before 9.1 does, ignores `fmt` and sends CSV)."""
     params = {"query": query}
     if fmt != "csv":
         params["fmt"] = fmt
@@ -107,6 +108,10 @@ def _download(qdb: QuestDB, query: str, fmt: str, target: Path) -> bool:
             with open(target, "wb") as out:
                 for chunk in r.iter_content(1 << 20):
                     out.write(chunk)
+        if fmt == "parquet":
+            with open(target, "rb") as written:
+                if written.read(4) != b"PAR1":
+                    return False
     except requests.RequestException as exc:
         raise QuestDBError(
             f"the export from QuestDB at {qdb.url} broke off ({type(exc).__name__}); check that "

@@ -145,29 +145,67 @@ def test_bench_scale_rounds_alternate_the_modes_and_give_the_median_ratio(tmp_pa
     assert float(line.group(1)) == round((ratios[0] + ratios[1]) / 2, 2)
 
 
-def test_bench_client_cpu_takes_the_serializer_apart():
-    out = bench("bench_client_cpu.py", "--scale", "40", "--epochs", "50", "--repeats", "1")
-    steps = re.findall(r"^(pandas|polars)\s+(.+?)\s+([\d.]+)\s*(\d*)$", out, re.MULTILINE)
-    cpu = {(lib, step): float(c) for lib, step, c, _ in steps}
-    size = {step: int(b) for lib, step, _, b in steps if b and lib == "pandas"}
-    assert set(cpu) == {
-        (lib, step)
-        for lib in ("pandas", "polars")
-        for step in (
-            "read + convert",
-            "serialize, all columns",
-            "serialize, 10 tags (symbols)",
-            "serialize, 10 fields (doubles)",
-            "vectorized: read + → Arrow",
-            "vectorized: encode, all columns",
-        )  # fmt: skip
-    }
-    assert all(c >= 0 for c in cpu.values())
-    # The vectorized encoder writes the very bytes the client does.
-    assert size["vectorized: encode, all columns"] == size["serialize, all columns"]
-    # The parts share the table name and the timestamp, so they add up to more than the whole.
-    tags, fields = size["serialize, 10 tags (symbols)"], size["serialize, 10 fields (doubles)"]
-    assert max(tags, fields) < size["serialize, all columns"] < tags + fields
+def test_bench_client_cpu_takes_the_serializer_apart_on_both_field_types():
+    out = bench("bench_client_cpu.py", "--scale", "40", "--epochs", "50", "--repeats", "1",
+                "--e2e-repeats", "1")  # fmt: skip
+    sections = re.split(r"^(double|long) fields", out, flags=re.MULTILINE)[1:]
+    steps_of = {kind: text for kind, text in zip(sections[::2], sections[1::2], strict=True)
+                if not text.startswith(" end to end")}  # fmt: skip
+    assert set(steps_of) == {"double", "long"}
+    for kind, text in steps_of.items():
+        steps = re.findall(r"^(pandas|polars)\s+(.+?)\s+([\d.]+)\s*(\d*)$", text, re.MULTILINE)
+        cpu = {(lib, step): float(c) for lib, step, c, _ in steps}
+        size = {step: int(b) for lib, step, _, b in steps if b and lib == "pandas"}
+        assert set(cpu) == {
+            (lib, step)
+            for lib in ("pandas", "polars")
+            for step in (
+                "read + convert",
+                "serialize, all columns",
+                "serialize, 10 tags (symbols)",
+                "serialize, 10 fields",
+                "vectorized: read + → Arrow",
+                "vectorized: encode, all columns",
+            )  # fmt: skip
+        }, kind
+        assert all(c >= 0 for c in cpu.values())
+        # The vectorized encoder writes the very bytes the client does.
+        assert size["vectorized: encode, all columns"] == size["serialize, all columns"]
+        # The parts share the table name and the timestamp: more than the whole together.
+        tags, fields = size["serialize, 10 tags (symbols)"], size["serialize, 10 fields"]
+        assert max(tags, fields) < size["serialize, all columns"] < tags + fields
+    # End to end against a real server: every path, with its ratio to the ceiling (first, 1.00).
+    for kind in ("double", "long"):
+        table = out.split(f"{kind} fields end to end")[1]
+        found = re.findall(r"^(\S+-\S+)\s+([\d,]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$",
+                           table, re.MULTILINE)  # fmt: skip
+        assert [f[0] for f in found][:4] == [
+            "none-ilp_file-ilp-tcp-w2", "pandas-vectorized-parquet-tcp-w2",
+            "polars-vectorized-parquet-tcp-w2", "pandas-dataframe-parquet-tcp",
+        ]  # fmt: skip
+        assert found[0][2] == "1.00" and all(float(f[3]) > 0 for f in found)
+
+
+def test_bench_overhead_splits_a_runs_wall_time(tmp_path):
+    log = tmp_path / "run.snakemake.log"
+    log.write_text(
+        "[Wed Nov 25 04:00:00 2026]\nlocalrule generate:\n    jobid: 1\n"
+        "[Wed Nov 25 04:00:10 2026]\nFinished jobid: 1 (Rule: generate)\n"
+        "[Wed Nov 25 04:00:10 2026]\nrule ingest:\n    jobid: 2\n"
+        "[Wed Nov 25 04:01:10 2026]\nFinished jobid: 2 (Rule: ingest)\n"
+    )
+    runs = tmp_path / "results" / "runs" / "ds"
+    runs.mkdir(parents=True)
+    repeats = [{"end_to_end": 10.0, "phases": {"serialize": 2.0}} for _ in range(3)]
+    (runs / "v.json").write_text(json.dumps({"repeats": repeats, "warmup": {"seconds": 5.0}}))
+    out = bench("bench_overhead.py", "--log", str(log), "--results", str(tmp_path / "results"))
+    lines = {line[:66].strip(): line[66:].split() for line in out.splitlines()[3:]}
+    assert lines["Snakemake wall time"] == ["70", "100%"]
+    assert lines["rule ingest (1 jobs)"] == ["60", "86%"]
+    assert lines["ingest: timed repeats (end to end)"] == ["30", "43%"]
+    assert lines["ingest: serialize passes"] == ["6", "9%"]
+    assert lines["ingest: warm-ups"] == ["5", "7%"]
+    assert lines["ingest: the rest (server start/stop, imports, tables, waits)"][0] == "19"
 
 
 def test_bench_run_adds_up_the_sittings_of_one_label(tmp_path):

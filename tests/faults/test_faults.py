@@ -182,7 +182,8 @@ def big_dataset(tmp_path_factory):
     out = tmp_path_factory.mktemp("big")
     params = DatasetParams(scale=4000, epochs=100, seed=3)
     generate(params, out, formats=("parquet",), progress=False)
-    return {"parquet": out / f"{params.name}.parquet", "rows": params.scale * params.epochs}
+    return {"parquet": out / f"{params.name}.parquet", "rows": params.scale * params.epochs,
+            "dir": out, "params": params}  # fmt: skip
 
 
 @pytest.fixture
@@ -521,3 +522,109 @@ def test_two_clones_at_once_share_the_jar_and_never_rerun_each_other(tmp_path):
     os.utime(jar)  # the shared jar touched (as a re-download used to): nothing reruns
     for clone, config in zip(clones, configs, strict=True):
         assert "Nothing to be done" in dry_run(clone, config, *targets)
+
+
+# ------------------------------------------------------------------------------------------------
+# Rows the server refuses: silent over TCP, an error over HTTP
+
+
+def _clashing_table(qdb, table, field_type="double"):
+    """The run's table, but with usage_user as LONG: the client's doubles clash with it."""
+    from ingestbench.server.table import create_table_sql
+
+    qdb.sql(f"DROP TABLE IF EXISTS {table}")
+    qdb.sql(create_table_sql(table, field_type).replace("usage_user DOUBLE", "usage_user LONG"))
+
+
+def _external(questdb, table: str):
+    from ingestbench.config import Settings, validate_config
+
+    config = {"datasets": [{"label": "tiny", "scale": 40, "epochs": 50}],
+              "variants": [{"method": "dataframe"}], "repeats": 1, "warmup_rows": 0,
+              "table": table,
+              "questdb": {"mode": "external", "host": questdb.host,
+                          "http_port": questdb.http_port, "ilp_port": questdb.ilp_port}}  # fmt: skip
+    return Settings.from_config(validate_config(config))
+
+
+def _ingest_files(dataset, out: Path):
+    from ingestbench.ingest.job import IngestFiles
+
+    return IngestFiles(
+        data=dataset["parquet"],
+        manifest=dataset["dir"] / f"{dataset['params'].name}.manifest.json",
+        run=out / "run.json",
+        actual=out / "actual.json",
+        export=out / "export",
+    )
+
+
+def test_rows_the_server_drops_over_tcp_are_counted_and_are_no_result(
+    questdb, tmp_path, monkeypatch
+):
+    """20 rows fit in the socket's buffers: the client has sent them all before the server
+    closes the connection, so nothing tells the client; only the count does."""
+    from ingestbench.ingest import runner
+    from ingestbench.ingest.job import ingest_job
+    from ingestbench.server import table as table_module
+    from ingestbench.server.process import QuestDBError
+    from ingestbench.tsbs import DatasetParams, generate
+    from ingestbench.variants import parse_variant_name
+
+    params = DatasetParams(scale=2, epochs=10, seed=1)
+    generate(params, tmp_path / "data", formats=("parquet",), progress=False)
+    dataset = {"parquet": tmp_path / "data" / f"{params.name}.parquet",
+               "dir": tmp_path / "data", "params": params}  # fmt: skip
+    monkeypatch.setattr(runner, "recreate_table", _clashing_table)
+    monkeypatch.setattr(table_module, "STALL_S", 3.0)  # the count stands still: give up soon
+    files = _ingest_files(dataset, tmp_path)
+    variant = parse_variant_name("pandas-dataframe-parquet-tcp")
+    with pytest.raises(QuestDBError) as caught:
+        ingest_job(_external(questdb, "t_clash_tcp"), variant, files)
+    sentence = str(caught.value)
+    assert re.fullmatch(
+        r"table t_clash_tcp holds 0 rows but 20 were sent: 20 rows are missing \(over "
+        r"ILP/TCP the server drops the lines it cannot take without telling the client; its log "
+        r"names them\), so this run is no result: fix the data or the table, then rerun\.",
+        sentence,
+    ), sentence
+    # No run file: the summary, the charts and the archive never see this run.
+    assert not files.run.exists() and not files.actual.exists()
+
+
+def test_a_connection_the_server_closes_on_a_clash_is_named_as_such(
+    questdb, big_dataset, tmp_path, monkeypatch
+):
+    """400,000 rows do not fit in any buffer: the client meets the closed connection itself."""
+    from ingestbench.errors import UserError
+    from ingestbench.ingest import runner
+    from ingestbench.ingest.job import ingest_job
+    from ingestbench.variants import parse_variant_name
+
+    monkeypatch.setattr(runner, "recreate_table", _clashing_table)
+    files = _ingest_files(big_dataset, tmp_path)
+    variant = parse_variant_name("pandas-dataframe-parquet-tcp")
+    with pytest.raises(UserError, match=r"^pandas-dataframe-parquet-tcp: QuestDB closed the "
+                       r"connection \(ILP/tcp at 127\.0\.0\.1\): over TCP it does so on a line "
+                       r"it cannot take, such as a value whose type clashes"):  # fmt: skip
+        ingest_job(_external(questdb, "t_clash_reset"), variant, files)
+    assert not files.run.exists()
+
+
+def test_rows_the_server_refuses_over_http_stop_the_run_in_one_sentence(
+    questdb, tiny_dataset, tmp_path, monkeypatch
+):
+    from ingestbench.errors import UserError
+    from ingestbench.ingest import runner
+    from ingestbench.ingest.job import ingest_job
+    from ingestbench.variants import parse_variant_name
+
+    monkeypatch.setattr(runner, "recreate_table", _clashing_table)
+    files = _ingest_files(tiny_dataset, tmp_path)
+    variant = parse_variant_name("pandas-dataframe-parquet-http")
+    with pytest.raises(UserError) as caught:
+        ingest_job(_external(questdb, "t_clash_http"), variant, files)
+    sentence = str(caught.value)
+    assert sentence.startswith("pandas-dataframe-parquet-http: QuestDB refused the rows (ILP/http")
+    assert "usage_user" in sentence and "\n" not in sentence
+    assert not files.run.exists()

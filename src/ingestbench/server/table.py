@@ -40,12 +40,17 @@ def check_not_suspended(qdb: QuestDB, table: str) -> None:
         )
 
 
-def wait_visible(qdb: QuestDB, table: str, expected_rows: int, stall_s: float = 60) -> int:
+#: How long the row count may stand still below what was sent before the rows count as lost.
+STALL_S = 60.0
+
+
+def wait_visible(qdb: QuestDB, table: str, expected_rows: int, stall_s: float | None = None) -> int:
     """Block until the WAL is applied and count() == expected_rows; return the count.
 
     Over ILP/TCP nothing acknowledges the rows, so they may still be arriving: poll, and give up
     only when the count has not moved for `stall_s` (the server dropped rows or the connection).
     """
+    stall_s = STALL_S if stall_s is None else stall_s
     last, last_change = -1, time.monotonic()
     while True:
         qdb.sql(f"SELECT wait_wal_table('{table}')")
@@ -55,9 +60,16 @@ def wait_visible(qdb: QuestDB, table: str, expected_rows: int, stall_s: float = 
             return count
         if count != last:
             last, last_change = count, time.monotonic()
-        if count > expected_rows or time.monotonic() - last_change > stall_s:
+        if count > expected_rows:
             raise QuestDBError(
-                f"table {table} holds {count} rows but {expected_rows} were sent; the server "
-                f"dropped or duplicated rows (see its log for the rejected lines)."
+                f"table {table} holds {count} rows but {expected_rows} were sent: "
+                f"{count - expected_rows} rows are duplicated; see the server log, then rerun."
+            )
+        if time.monotonic() - last_change > stall_s:
+            raise QuestDBError(
+                f"table {table} holds {count} rows but {expected_rows} were sent: "
+                f"{expected_rows - count} rows are missing (over ILP/TCP the server drops the "
+                f"lines it cannot take without telling the client; its log names them), so "
+                f"this run is no result: fix the data or the table, then rerun."
             )
         time.sleep(0.05)

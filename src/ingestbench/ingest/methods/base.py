@@ -64,7 +64,12 @@ def client_errors(job: Job, doing: str):
         text = str(exc).strip().replace("\n", " ")[:400]
         code = getattr(getattr(exc, "code", None), "name", "")
         where = f"ILP/{job.variant.transport} at {job.qdb.host}"
-        if code in _CONNECTION_ERRORS:
+        if code in _CONNECTION_ERRORS and job.variant.transport == "tcp" and "reset" in text:
+            # Over TCP the server answers a line it cannot take (a type clash, say) by closing
+            # the connection; the client sees that only on a later write.
+            cause = f"QuestDB closed the connection ({where}): over TCP it does so on a line it cannot take, such as a value whose type clashes with the table, or when it stops"  # noqa: E501
+            fix = "find the line in the server log, fix the data or the table"
+        elif code in _CONNECTION_ERRORS:
             cause, fix = f"lost the connection to QuestDB ({where})", "check that it is running"
         elif code.startswith("Server"):
             cause, fix = f"QuestDB refused the rows ({where})", "fix the data or the table"

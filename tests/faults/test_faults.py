@@ -539,11 +539,11 @@ def _clashing_table(qdb, table, field_type="double"):
 def _external(questdb, table: str):
     from ingestbench.config import Settings, validate_config
 
+    server = {"mode": "external", "host": questdb.host, "http_port": questdb.http_port,
+              "ilp_port": questdb.ilp_port}  # fmt: skip
     config = {"datasets": [{"label": "tiny", "scale": 40, "epochs": 50}],
               "variants": [{"method": "dataframe"}], "repeats": 1, "warmup_rows": 0,
-              "table": table,
-              "questdb": {"mode": "external", "host": questdb.host,
-                          "http_port": questdb.http_port, "ilp_port": questdb.ilp_port}}  # fmt: skip
+              "table": table, "questdb": server}  # fmt: skip
     return Settings.from_config(validate_config(config))
 
 

@@ -27,27 +27,26 @@ CURRENT = "current"
 
 
 def chart_spec() -> dict[str, Any]:
-    """Horizontal bars of median rows/s per variant and run, min–max whiskers, one colour per run.
-    Its data (`rows`) is set by the page from the filtered selection."""
+    """Median rows/s per variant, one bar per run side by side (min–max whiskers), variants
+    ordered by their best run. Its data (`rows`) and band height are set by the page from the
+    filtered selection."""
     import altair as alt
 
-    base = alt.Chart(alt.NamedData("rows"))
     # One explicit sort for both layers (sort="-x" would differ between bars and whiskers).
-    by_rate = alt.EncodingSortField("rate", op="max", order="descending")
-    y = alt.Y("label:N", sort=by_rate, title=None, axis=alt.Axis(labelLimit=420))
+    by_best = alt.EncodingSortField("rate", op="max", order="descending")
+    y = alt.Y("variant:N", sort=by_best, title=None, axis=alt.Axis(labelLimit=420))
+    y_offset = alt.YOffset("run:N")
+    bars = base = alt.Chart(alt.NamedData("rows"))
     bars = base.mark_bar().encode(
         y=y,
+        yOffset=y_offset,
         x=alt.X("rate:Q", title="rows/s (end to end, median)"),
         color=alt.Color("run:N", legend=alt.Legend(orient="bottom", columns=1, labelLimit=600)),
-        tooltip=[
-            alt.Tooltip("variant:N"),
-            alt.Tooltip("run:N"),
-            alt.Tooltip("rate:Q", format=",.0f"),
-            alt.Tooltip("low:Q", format=",.0f"),
-            alt.Tooltip("high:Q", format=",.0f"),
-        ],  # fmt: skip
+        tooltip=[alt.Tooltip("variant:N"), alt.Tooltip("run:N"),
+                 alt.Tooltip("rate:Q", format=",.0f"), alt.Tooltip("low:Q", format=",.0f"),
+                 alt.Tooltip("high:Q", format=",.0f")],  # fmt: skip
     )
-    whiskers = base.mark_rule(color="#333").encode(y=y, x="low:Q", x2="high:Q")
+    whiskers = base.mark_rule(color="#333").encode(y=y, yOffset=y_offset, x="low:Q", x2="high:Q")
     chart = (bars + whiskers).properties(width=900, height=alt.Step(13))
     return chart.to_dict()
 

@@ -100,7 +100,7 @@ function selectedRows() {
     const shown = new Set(rows.map((r) => r.variant));
     for (const p of DATA.published) {
       if (!shown.has(p.variant)) continue;
-      rows.push({ key: `published|${p.variant}`, runId: null, runLabel: p.machine, variant: `${p.variant} (${p.label})`,
+      rows.push({ key: `published|${p.variant}`, runId: null, runLabel: `QuestDB's published ${p.label} · ${p.machine}`, variant: p.variant,
         method: p.method, rate: p.send_rows_per_s, low: null, high: null, phases: [], client_cpu: null, server_cpu: null,
         rss: null, disk: null, ceiling: null, validated: null, published: true, rows: p.rows, datasetRows: dataset && dataset.rows });
     }
@@ -178,15 +178,12 @@ function renderTable(rows) {
 let view = null;
 async function renderChart(rows) {
   const values = rows.filter((r) => r.rate).map((r) => ({
-    label: `${r.variant} · ${r.runLabel.split(" · ").slice(-1)[0]}`, run: r.runLabel, variant: r.variant,
-    rate: r.rate, low: r.low ?? r.rate, high: r.high ?? r.rate,
+    run: r.runLabel, variant: r.variant, rate: r.rate, low: r.low ?? r.rate, high: r.high ?? r.rate,
   }));
-  if (!view) {  // the first selection goes in with the spec, later ones replace the data set
-    const spec = { ...DATA.spec, data: { name: "rows", values } };
-    view = (await window.vegaEmbed("#chart", spec, { actions: false, renderer: "svg" })).view;
-  } else {
-    await view.data("rows", values).runAsync();
-  }
+  // Each run's bar is 9 px: a variant's band grows with the runs shown.
+  const spec = { ...DATA.spec, data: { name: "rows", values }, height: { step: 9, for: "offset" } };
+  if (view) view.finalize();
+  view = (await window.vegaEmbed("#chart", spec, { actions: false, renderer: "svg" })).view;
 }
 
 async function render() {

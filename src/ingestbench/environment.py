@@ -115,6 +115,10 @@ def java_info(configured: str | None) -> dict[str, Any]:
     return {"executable": java, "version": m.group(1) if m else None, "version_output": text}
 
 
+#: Committed outputs of runs and benchmarks, not inputs: changes there leave a checkout clean.
+RECORD_PATHS = ("results", "archive", "findings", "docs/images", "README.md")
+
+
 def git_info(workflow_dir: Path | None) -> dict[str, Any]:
     """The commit of the workflow's checkout (None if not a git checkout or no commit yet)."""
     if workflow_dir is None:
@@ -130,7 +134,14 @@ def git_info(workflow_dir: Path | None) -> dict[str, Any]:
         return out.stdout.strip() if out.returncode == 0 else None
 
     commit = git("rev-parse", "--verify", "-q", "HEAD")
-    status = git("status", "--porcelain", "--untracked-files=no") if commit else None
+    # Dirty means code or config that differ from the commit: the committed outputs (a run
+    # rewrites results/, findings and the archive grow) say nothing about what ran.
+    outputs = [f":(exclude){path}" for path in RECORD_PATHS]
+    status = (
+        git("status", "--porcelain", "--untracked-files=no", "--", ".", *outputs)
+        if commit
+        else None
+    )
     return {"git_commit": commit or None, "git_dirty": None if status is None else bool(status)}
 
 

@@ -272,3 +272,24 @@ def test_cpu_per_million_rows_and_table_size_on_disk(tmp_path):
     assert r["server_cpu_s_per_1m_rows"] == pytest.approx(0.004 * million)
     assert r["table_disk_mib_median"] == pytest.approx(11)
     assert math.isnan(row(df, "pandas-rows-parquet-http")["table_disk_mib_median"])  # not recorded
+
+
+def test_a_checkout_is_dirty_for_changed_code_not_for_rewritten_results(tmp_path):
+    import subprocess
+
+    from ingestbench.environment import git_info
+
+    def git(*args):
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "summary.csv").write_text("a\n")
+    (tmp_path / "rules.smk").write_text("rule all:\n")
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x")
+    assert git_info(tmp_path)["git_dirty"] is False
+    (tmp_path / "results" / "summary.csv").write_text("b\n")  # what every run does
+    assert git_info(tmp_path)["git_dirty"] is False
+    (tmp_path / "rules.smk").write_text("rule all:\n    input: []\n")
+    assert git_info(tmp_path)["git_dirty"] is True

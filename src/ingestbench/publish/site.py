@@ -42,9 +42,13 @@ def chart_spec() -> dict[str, Any]:
         yOffset=y_offset,
         x=alt.X("rate:Q", title="rows/s (end to end, median)"),
         color=alt.Color("run:N", legend=alt.Legend(orient="bottom", columns=1, labelLimit=600)),
-        tooltip=[alt.Tooltip("variant:N"), alt.Tooltip("run:N"),
-                 alt.Tooltip("rate:Q", format=",.0f"), alt.Tooltip("low:Q", format=",.0f"),
-                 alt.Tooltip("high:Q", format=",.0f")],  # fmt: skip
+        tooltip=[
+            alt.Tooltip("variant:N"),
+            alt.Tooltip("run:N"),
+            alt.Tooltip("rate:Q", format=",.0f"),
+            alt.Tooltip("low:Q", format=",.0f"),
+            alt.Tooltip("high:Q", format=",.0f"),
+        ],  # fmt: skip
     )
     whiskers = base.mark_rule(color="#333").encode(y=y, yOffset=y_offset, x="low:Q", x2="high:Q")
     chart = (bars + whiskers).properties(width=900, height=alt.Step(13))

@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 CORES ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: help install run run-scale test test-quick test-faults test-cluster lint format charts
+.PHONY: help install run run-scale run-dtypes test test-quick test-faults test-cluster lint format charts
 .PHONY: report rulegraph readme lock compare clean archive site history site-screenshot bench-run-scale bench-cluster
 
 ## This list: every target and what it does, then the benchmarks (make bench-NAME).
@@ -37,6 +37,11 @@ run: install
 ## The benchmark at scale: TSBS's default day (34.56M rows) and 100M rows, 1 repeat (about 3 h).
 run-scale: install
 	$(BIN)/snakemake --cores $(CORES) --configfile config.scale.yaml
+
+## The dtype matrix: which pandas and polars column dtypes each client path loads intact
+## (results/dtype_matrix.csv and .md; about a minute).
+run-dtypes: install
+	$(BIN)/snakemake --cores $(CORES) results/dtype_matrix.csv --configfile config.dtypes.yaml
 
 ## Unit tests and a tiny end-to-end run of the workflow, against a real QuestDB and DuckDB.
 test: install

@@ -32,6 +32,7 @@ include: "rules/server.smk"
 include: "rules/ingest.smk"
 include: "rules/validate.smk"
 include: "rules/report.smk"
+include: "rules/dtypes.smk"
 
 
 # Before any job runs (not in a dry run): stop if the run cannot fit on the disk.

@@ -107,8 +107,14 @@ def load_config(path: Path) -> dict[str, Any]:
     return validate_config(config)
 
 
+#: Keys that choose side jobs, not the benchmark: runs that differ only in them are one config.
+NOT_BENCHMARK_KEYS = frozenset({"dtype_matrix"})
+
+
 def config_hash(config: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
+    """The benchmark's config as 16 hex digits: what groups runs for compare and history."""
+    benchmark = {k: v for k, v in config.items() if k not in NOT_BENCHMARK_KEYS}
+    return hashlib.sha256(json.dumps(benchmark, sort_keys=True).encode()).hexdigest()[:16]
 
 
 # ------------------------------------------------------------------------ the config as objects

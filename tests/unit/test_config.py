@@ -22,6 +22,7 @@ def test_default_config_is_valid_and_defaults_are_filled():
     assert config["questdb"]["worker_idle"] == "park"
     assert config["datasets"][0]["interval"] == "10s"
     assert config["validation"]["on_failure"] == "fail"
+    assert config["dtype_matrix"]["methods"] == ["dataframe", "threads", "rows", "vectorized"]
 
 
 @pytest.mark.parametrize(
@@ -36,6 +37,8 @@ def test_default_config_is_valid_and_defaults_are_filled():
         (lambda c: c.setdefault("questdb", {}).update(mode="cloud"), "questdb.mode"),
         (lambda c: c.setdefault("questdb", {}).update(worker_idle="nap"), "questdb.worker_idle"),
         (lambda c: c["variants"][0].update(datasets=["nope"]), "variants[0].datasets"),
+        (lambda c: c.update(dtype_matrix={"methods": ["iterrows"]}), "dtype_matrix.methods[0]"),
+        (lambda c: c.update(dtype_matrix={"transports": []}), "dtype_matrix.transports"),
     ],
 )
 def test_a_wrong_key_type_or_value_names_the_key(change, named):
@@ -95,3 +98,12 @@ def test_a_run_file_read_as_a_config_says_where_targets_go():
     doc = yaml.safe_load(next((run / "results" / "runs").rglob("*.json")).read_text())
     with pytest.raises(ConfigError, match="looks like a run file.*put targets before --configfile"):
         validate_config({**copy.deepcopy(DEFAULT), **doc})
+
+
+def test_the_dtype_matrix_block_leaves_the_benchmark_config_hash_alone():
+    from ingestbench.config import config_hash
+
+    base = validate_config(copy.deepcopy(DEFAULT))
+    other = validate_config({**copy.deepcopy(DEFAULT), "dtype_matrix": {"methods": ["rows"]}})
+    assert config_hash(other) == config_hash(base)
+    assert config_hash({**base, "repeats": 5}) != config_hash(base)

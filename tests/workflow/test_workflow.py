@@ -13,6 +13,7 @@ import psutil
 import pytest
 
 from ingestbench.dev.workflow_copy import copy_workflow
+from ingestbench.dtypes.cases import CASES
 from tests.helpers import QUESTDB_VERSION, TEST_CONFIG, tiny_variants
 
 pytestmark = pytest.mark.server  # the workflow starts its own servers, from the jar
@@ -142,6 +143,22 @@ def test_a_failed_ingestion_leaves_no_run_file_and_reruns(finished_run):
     rerun = snakemake(workdir, str(run.relative_to(workdir)))
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     assert json.loads(run.read_text())["rows"] == 2000
+
+
+def test_the_dtype_matrix_rule_writes_its_table(finished_run, tmp_path):
+    workdir, _ = finished_run
+    small = tmp_path / "dtypes.yaml"
+    small.write_text("dtype_matrix: {methods: [dataframe, vectorized], libraries: [polars]}\n")
+    # The target first: --configfile takes every following word as a file.
+    result = snakemake(workdir, "results/dtype_matrix.csv", "--configfile", str(CONFIG), str(small))
+    assert result.returncode == 0, result.stderr[-2000:]
+    cells = pd.read_csv(workdir / "results" / "dtype_matrix.csv", keep_default_na=False)
+    polars_cases = sum(case.library == "polars" for case in CASES)
+    assert len(cells) == polars_cases * 2 * 2
+    assert set(cells["method"]) == {"dataframe", "vectorized"}
+    assert (cells[cells["method"] == "dataframe"]["outcome"] == "validated").all()
+    table = (workdir / "results" / "dtype_matrix.md").read_text()
+    assert table.startswith("Measured with QuestDB ") and "| polars | `Enum` | SYMBOL |" in table
 
 
 def test_the_development_page_shows_the_current_rule_graph():

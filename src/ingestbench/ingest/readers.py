@@ -317,12 +317,35 @@ _READERS = {
 
 
 def to_pandas(frame: Any):
-    """The frame the ILP client takes: pandas as is; polars via to_pandas() (categories kept)."""
-    if type(frame).__module__.startswith("polars"):
-        # Plain to_pandas(): Categorical -> category; the Arrow-extension route would give Arrow
-        # dictionary columns, which the client refuses.
-        return frame.to_pandas()
-    return frame
+    """The frame the ILP client takes: pandas as is; polars via to_pandas() (categories kept,
+    integer columns with nulls as pandas' nullable integers)."""
+    if not type(frame).__module__.startswith("polars"):
+        return frame
+    # Plain to_pandas(): Categorical -> category; the Arrow-extension route would give Arrow
+    # dictionary columns, which the client refuses. But plain to_pandas() turns an integer
+    # column with nulls into float64, and QuestDB then makes a DOUBLE column of it (and rounds
+    # values beyond 2**53): those columns go through pandas' nullable integers instead.
+    nullable_ints = [
+        name for name, column in frame.to_dict().items()
+        if column.dtype.is_integer() and column.null_count()
+    ]  # fmt: skip
+    pdf = frame.to_pandas()
+    for name in nullable_ints:
+        pdf[name] = frame[name].to_arrow().to_pandas(types_mapper=_nullable_int_dtype)
+    return pdf
+
+
+def _nullable_int_dtype(arrow_type: Any) -> Any:
+    """pandas' nullable integer dtype for an Arrow integer type (None for any other type)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    if not pa.types.is_integer(arrow_type):
+        return None
+    bits = arrow_type.bit_width
+    return pd.api.types.pandas_dtype(
+        f"{'Int' if pa.types.is_signed_integer(arrow_type) else 'UInt'}{bits}"
+    )
 
 
 def head(frame: Any, rows: int | None):

@@ -35,6 +35,7 @@ from ingestbench.errors import UserError
 from ingestbench.ingest.methods.base import Job, Method
 from ingestbench.ingest.readers import InputError
 from ingestbench.ingest.timing import Clock
+from ingestbench.server.process import QuestDB
 
 #: Bytes per block. TCP streams, so small blocks cost nothing; over HTTP every POST is a
 #: transaction, and 2 MiB POSTs (~4k rows) ran at half the rate of 32 MiB ones here.
@@ -71,9 +72,9 @@ def measurement(path: Path) -> str:
 
 
 class _TcpConnection:
-    def __init__(self, job: Job):
-        self.where = f"ILP/TCP at {job.qdb.host}:{job.qdb.ilp_port}"
-        self.sock = socket.create_connection((job.qdb.host, job.qdb.ilp_port), timeout=60)
+    def __init__(self, qdb: QuestDB):
+        self.where = f"ILP/TCP at {qdb.host}:{qdb.ilp_port}"
+        self.sock = socket.create_connection((qdb.host, qdb.ilp_port), timeout=60)
 
     def send(self, block: memoryview) -> None:
         self.sock.sendall(block)
@@ -83,11 +84,9 @@ class _TcpConnection:
 
 
 class _HttpConnection:
-    def __init__(self, job: Job):
-        self.where = f"ILP/HTTP at {job.qdb.url}/write"
-        self.conn = http.client.HTTPConnection(
-            job.qdb.host, job.qdb.http_port, timeout=HTTP_TIMEOUT_S
-        )
+    def __init__(self, qdb: QuestDB):
+        self.where = f"ILP/HTTP at {qdb.url}/write"
+        self.conn = http.client.HTTPConnection(qdb.host, qdb.http_port, timeout=HTTP_TIMEOUT_S)
         self.conn.connect()
 
     def send(self, block: memoryview) -> None:
@@ -110,7 +109,8 @@ def _server_error(body: bytes) -> str:
     return " ".join(message.split())[:400] or "no message"
 
 
-#: A raw ILP connection per transport: `send(bytes)` and `close()`; the vectorized method too.
+#: A raw ILP connection per transport, opened on a server: `send(bytes)` and `close()`; the
+#: vectorized method and the dtype matrix use them too.
 CONNECTIONS = {"tcp": _TcpConnection, "http": _HttpConnection}
 
 
@@ -133,7 +133,7 @@ def open_connections(job: Job) -> Iterator[list]:
     try:
         try:
             for _ in range(job.variant.workers):
-                connections.append(connect(job))
+                connections.append(connect(job.qdb))
         except OSError as exc:
             raise IlpFileError(
                 f"{job.variant.name}: cannot connect to QuestDB ({exc.strerror or exc}); "

@@ -1,0 +1,21 @@
+# The dtype matrix (`make run-dtypes`, not part of `all`): every case of ingestbench.dtypes.cases
+# through the configured methods and transports, each into a table of its own on one fresh
+# server, checked by DuckDB.
+
+
+rule dtype_matrix:
+    input:
+        jar=questdb_jar_input(),
+    output:
+        csv="results/dtype_matrix.csv",
+        table="results/dtype_matrix.md",
+    log:
+        server="results/logs/questdb/dtype_matrix.log",
+        job="results/logs/dtype_matrix.log",
+    conda:
+        "../envs/ingestbench.yaml"
+    resources:
+        questdb=1,
+        external_questdb=1 if config["questdb"]["mode"] == "external" else 0,
+    script:
+        "../scripts/dtype_matrix.py"

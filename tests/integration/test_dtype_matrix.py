@@ -1,0 +1,112 @@
+"""The dtype matrix against a real QuestDB, checked by a real DuckDB: what each client path does
+with each column dtype, and a check that fails when the table is not the frame."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from ingestbench.dtypes import senders
+from ingestbench.dtypes.cases import CASES, ROWS, Case
+from ingestbench.dtypes.check import CellMismatch, RowsDropped, check_cell
+from ingestbench.dtypes.matrix import OUTCOMES, MatrixError, run_matrix
+
+pytestmark = pytest.mark.server
+
+
+@pytest.fixture(scope="module")
+def matrix(questdb, tmp_path_factory):
+    cells = run_matrix(questdb, tmp_path_factory.mktemp("dtype-matrix"))
+    return {(c.library, c.dtype, c.method, c.transport): c for c in cells}
+
+
+def case(library: str, dtype: str) -> Case:
+    return next(c for c in CASES if (c.library, c.dtype) == (library, dtype))
+
+
+def test_every_cell_has_an_outcome_and_every_refusal_a_reason(matrix):
+    assert len(matrix) == len(CASES) * 4 * 2 >= 30
+    assert {c.outcome for c in matrix.values()} <= set(OUTCOMES)
+    for cell in matrix.values():
+        assert (cell.outcome == "validated") == (cell.reason == ""), cell
+
+
+def test_dataframe_loads_every_dtype_but_arrow_dictionaries(matrix):
+    for (_, dtype, method, _), cell in matrix.items():
+        if method not in ("dataframe", "threads"):
+            continue
+        if dtype == "ArrowDtype(dictionary)":
+            assert cell.outcome == "unsupported"
+            assert "Could not map column source type" in cell.reason
+        else:
+            assert cell.outcome == "validated", cell
+
+
+def test_polars_integers_with_nulls_stay_integers(matrix):
+    """Through plain to_pandas() they would become float64 and QuestDB a DOUBLE column."""
+    for transport in ("http", "tcp"):
+        for dtype in ("Int64 (with null)", "Int32 (with null)"):
+            assert matrix["polars", dtype, "dataframe", transport].outcome == "validated"
+
+
+def test_the_row_loop_findings(matrix):
+    # pandas 3's str column holds a missing value as NaN: row() sends a float, which the
+    # server refuses over HTTP and drops, with the rest of the connection, over TCP.
+    http = matrix["pandas", "str (pandas 3 default)", "rows", "http"]
+    assert http.outcome == "unsupported" and "FLOAT to column type: VARCHAR" in http.reason
+    tcp = matrix["pandas", "str (pandas 3 default)", "rows", "tcp"]
+    assert tcp.outcome == "unsupported" and "dropped the rows" in tcp.reason
+    # polars' iter_rows gives Python datetimes: microseconds, so nanoseconds are lost.
+    lossy = matrix["polars", "Datetime(ns)", "rows", "http"]
+    assert lossy.outcome == "wrong" and "TIMESTAMP (expected TIMESTAMP_NS)" in lossy.reason
+    assert matrix["pandas", "datetime64[ns]", "rows", "tcp"].reason.endswith(
+        "NaT is not a valid timestamp."
+    )
+
+
+def test_the_vectorized_encoder_refuses_nulls_and_loads_doubles(matrix):
+    assert matrix["pandas", "float64 (with NaN)", "vectorized", "tcp"].outcome == "validated"
+    cell = matrix["pandas", "Int64 (with NA)", "vectorized", "http"]
+    assert cell.outcome == "unsupported" and "has 1 null(s)" in cell.reason
+
+
+def test_the_check_fails_when_a_value_differs(questdb, tmp_path):
+    sent = case("pandas", "Int64 (with NA)")
+    frame = sent.frame()
+    frame.loc[3, "value"] = 12345
+    senders.dataframe(questdb, "http", "dtypes_check_value", frame, symbol=False)
+    differ = r"1 of 8 rows differ: seq 3: sent 4611686018427387904, stored 12345"
+    with pytest.raises(CellMismatch, match=differ):
+        check_cell(questdb, "dtypes_check_value", sent, tmp_path / "export.parquet")
+
+
+def test_the_check_fails_when_the_type_differs(questdb, tmp_path):
+    sent = case("pandas", "Int64 (with NA)")
+    frame = sent.frame().astype({"value": "float64"})
+    senders.dataframe(questdb, "http", "dtypes_check_type", frame, symbol=False)
+    with pytest.raises(CellMismatch, match=r"value DOUBLE \(expected LONG\)"):
+        check_cell(questdb, "dtypes_check_type", sent, tmp_path / "export.parquet")
+
+
+def test_the_check_names_missing_rows(questdb, tmp_path):
+    sent = case("pandas", "float64 (with NaN)")
+    senders.dataframe(questdb, "http", "dtypes_check_rows", sent.frame().head(5), symbol=False)
+    with pytest.raises(RowsDropped, match=f"3 of {ROWS} rows never arrived"):
+        check_cell(questdb, "dtypes_check_rows", sent, tmp_path / "export.parquet")
+
+
+def test_an_unknown_method_is_one_sentence(questdb, tmp_path):
+    with pytest.raises(MatrixError, match="no method or transport 'iterrows'"):
+        run_matrix(questdb, tmp_path, methods=["iterrows"])
+
+
+def test_nulls_and_edge_values_are_in_the_frames():
+    frame = case("pandas", "object (str)").frame()
+    assert frame["value"].isna().sum() == 1
+    assert list(frame.columns) == ["seq", "value", "ts"]
+    assert isinstance(frame["ts"].dtype, pd.DatetimeTZDtype)
+    polars_ns = case("polars", "Datetime(ns)").frame()["value"]
+    assert (
+        polars_ns.null_count() == 1
+        and str(polars_ns.dtype) == "Datetime(time_unit='ns', time_zone=None)"
+    )

@@ -27,7 +27,9 @@ PARALLEL_METHODS = ("threads", "processes", "vectorized")
 ROW_LOOP_METHODS = ("rows", "iterrows")
 # DataFrame.iterrows() is a pandas API (QuestDB's published baseline); polars has no such loop.
 PANDAS_ONLY_METHODS = ("iterrows",)
-SERVER_METHODS = ("server_csv", "server_parquet")
+#: The methods where the server reads the file itself, and the format each reads.
+SERVER_METHOD_FORMATS = {"server_csv": "csv", "server_copy": "csv", "server_parquet": "parquet"}
+SERVER_METHODS = tuple(SERVER_METHOD_FORMATS)
 #: Methods that send a file of ILP text as it is (library none, format ilp, workers = connections).
 FILE_METHODS = ("ilp_file",)
 METHOD_NAMES = (*CLIENT_METHODS, *SERVER_METHODS, *FILE_METHODS)
@@ -97,8 +99,7 @@ def make_variant(
     """
     if method in SERVER_METHODS:
         # The server reads the file: no client library, its own format, always over HTTP/SQL.
-        wanted = "csv" if method == "server_csv" else "parquet"
-        if fmt != wanted:
+        if fmt != SERVER_METHOD_FORMATS[method]:
             return None
         return Variant("none", method, fmt, "http")
     if method in FILE_METHODS:

@@ -39,6 +39,7 @@ EVERY_METHOD = [
     "pandas-vectorized-parquet-tcp-w2",
     "polars-vectorized-csv-http-w1",
     "none-server_csv-csv-http",
+    "none-server_copy-csv-http",
     "none-server_parquet-parquet-http",
     # Whole-file mode (chunk_rows null), today's behaviour kept as variants of their own.
     "polars-rows-csv-tcp-call",

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ingestbench import disk
-from ingestbench.ingest.methods import Job
+from ingestbench.ingest.methods import Job, SendError
 from ingestbench.ingest.runner import run_repeat
 from ingestbench.results.records import SCHEMA_VERSION
 from ingestbench.server.process import embedded_server
@@ -189,12 +189,32 @@ def _ingest_and_validate(qdb, tiny_dataset, name, table, tmp_path, piece_rows=No
     return result, export
 
 
-@pytest.mark.parametrize("name", ["none-server_csv-csv-http", "none-server_parquet-parquet-http"])
+@pytest.mark.parametrize(
+    "name",
+    ["none-server_csv-csv-http", "none-server_copy-csv-http", "none-server_parquet-parquet-http"],
+)
 def test_server_side_imports_validate_row_for_row(questdb, tiny_dataset, tmp_path, name):
     table = "t_" + name.split("-")[1]
     result, _ = _ingest_and_validate(questdb, tiny_dataset, name, table, tmp_path, 10**9)
     assert result["passed"], result["failed_checks"]
-    assert not (Path(questdb.copy_root) / tiny_dataset["parquet"].name).exists()  # it went
+    for fmt in ("csv", "parquet"):
+        assert not (Path(questdb.copy_root) / tiny_dataset[fmt].name).exists()  # it went
+
+
+def test_a_copy_of_a_damaged_csv_is_one_sentence_and_leaves_the_file_in_place(
+    questdb, tiny_dataset, tmp_path
+):
+    damaged = tmp_path / tiny_dataset["csv"].name
+    lines = tiny_dataset["csv"].read_text().splitlines(keepends=True)
+    cells = lines[500].split(",")
+    cells[10] = "not-a-number"  # the first field, a DOUBLE column
+    lines[500] = ",".join(cells)
+    damaged.write_text("".join(lines))
+    variant = parse_variant_name("none-server_copy-csv-http")
+    job = Job(questdb, "t_copy_damaged", variant, damaged, len(lines) - 1, 2)
+    with pytest.raises(SendError, match=r"COPY of .*\.csv ended failed \(.*\); check that the"):
+        run_repeat(job, "double", 0)
+    assert damaged.exists() and not (Path(questdb.copy_root) / damaged.name).exists()
 
 
 # ------------------------------------------------------------------------------ export, DuckDB

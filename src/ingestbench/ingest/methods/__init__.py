@@ -19,7 +19,7 @@ from ingestbench.ingest.methods.frames import Batches, Dataframe
 from ingestbench.ingest.methods.ilp_file import IlpFile
 from ingestbench.ingest.methods.loops import Iterrows, Rows
 from ingestbench.ingest.methods.parallel import Processes, Threads
-from ingestbench.ingest.methods.server_side import ServerCsv, ServerParquet
+from ingestbench.ingest.methods.server_side import ServerCopy, ServerCsv, ServerParquet
 from ingestbench.ingest.methods.vectorized import Vectorized
 from ingestbench.ingest.timing import Clock
 
@@ -31,6 +31,7 @@ METHODS: dict[str, type[Method]] = {
     "threads": Threads,
     "processes": Processes,
     "server_csv": ServerCsv,
+    "server_copy": ServerCopy,
     "server_parquet": ServerParquet,
     "ilp_file": IlpFile,
     "vectorized": Vectorized,

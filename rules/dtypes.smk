@@ -9,6 +9,7 @@ rule dtype_matrix:
     output:
         csv="results/dtype_matrix.csv",
         table="results/dtype_matrix.md",
+        chart="results/plots/dtype_matrix.png",
     log:
         server="results/logs/questdb/dtype_matrix.log",
         job="results/logs/dtype_matrix.log",

@@ -5,7 +5,7 @@ from pathlib import Path
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
 from ingestbench.config import QuestDBSettings
-from ingestbench.dtypes.matrix import matrix_job
+from ingestbench.dtypes.job import MatrixFiles, matrix_job
 from ingestbench.errors import run_reporting_user_errors
 from ingestbench.logs import setup_logging
 from ingestbench.server.jar import server_jar
@@ -16,8 +16,7 @@ def main(sm) -> None:
     run_reporting_user_errors(
         lambda: matrix_job(
             sm.config,
-            Path(sm.output.csv),
-            Path(sm.output.table),
+            MatrixFiles(Path(sm.output.csv), Path(sm.output.table), Path(sm.output.chart)),
             jar=server_jar(QuestDBSettings.from_config(sm.config)),
             server_log=Path(sm.log.server),
         )

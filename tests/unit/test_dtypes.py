@@ -53,3 +53,10 @@ def test_polars_integers_with_nulls_become_nullable_pandas_integers():
     pdf = to_pandas(frame)
     assert [str(t) for t in pdf.dtypes] == ["Int64", "UInt16", "int64", "category"]
     assert pdf["a"].tolist()[2] == 2**62 and pdf["a"].isna().tolist() == [False, True, False]
+
+
+def test_the_heatmap_is_drawn(tmp_path):
+    from ingestbench.dtypes.chart import draw_heatmap
+
+    draw_heatmap(CELLS, tmp_path / "m.png", "Measured with QuestDB 9.3.4.")
+    assert (tmp_path / "m.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -159,6 +159,7 @@ def test_the_dtype_matrix_rule_writes_its_table(finished_run, tmp_path):
     assert (cells[cells["method"] == "dataframe"]["outcome"] == "validated").all()
     table = (workdir / "results" / "dtype_matrix.md").read_text()
     assert table.startswith("Measured with QuestDB ") and "| polars | `Enum` | SYMBOL |" in table
+    assert (workdir / "results" / "plots" / "dtype_matrix.png").stat().st_size > 10_000
 
 
 def test_the_development_page_shows_the_current_rule_graph():

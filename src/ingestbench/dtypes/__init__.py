@@ -1,2 +1,2 @@
 """The dtype matrix: which pandas and polars column dtypes each client path gets into QuestDB
-intact, checked row for row by DuckDB (cases, senders, check, matrix)."""
+intact, checked row for row by DuckDB (cases, senders, check, matrix, chart, job)."""

@@ -12,20 +12,17 @@ from __future__ import annotations
 import csv
 import logging
 import re
-import tempfile
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from ingestbench.config import QuestDBSettings
 from ingestbench.dtypes.cases import CASES, ROWS, Case
 from ingestbench.dtypes.check import CellMismatch, RowsDropped, check_cell
 from ingestbench.dtypes.senders import METHODS
-from ingestbench.environment import installed_version, questdb_info
 from ingestbench.errors import UserError
 from ingestbench.files import atomic_paths
-from ingestbench.server.process import QuestDB, questdb_server
+from ingestbench.server.process import QuestDB
 
 log = logging.getLogger(__name__)
 
@@ -162,29 +159,3 @@ def markdown(cells: Sequence[Cell]) -> str:
 def write_markdown(cells: Sequence[Cell], path: Path, versions: str = "") -> None:
     with atomic_paths(path) as (tmp,):
         tmp.write_text((f"{versions}\n\n" if versions else "") + markdown(cells))
-
-
-def versions_line(qdb: QuestDB) -> str:
-    """What the cells depend on: the server's and the libraries' versions."""
-    packages = ("questdb", "pandas", "polars", "pyarrow", "duckdb")
-    named = [f"QuestDB {questdb_info(qdb, '')['version']}"]
-    named += [f"{name} {installed_version(name)}" for name in packages]
-    return "Measured with " + ", ".join(named) + "."
-
-
-def matrix_job(
-    config: dict, csv_path: Path, table_path: Path, jar: Path | None, server_log: Path
-) -> list[Cell]:
-    """The workflow's rule: the matrix on its own server, then the CSV and the readable table."""
-    options = config["dtype_matrix"]
-    settings = QuestDBSettings.from_config(config)
-    csv_path.parent.mkdir(parents=True, exist_ok=True)
-    with (
-        questdb_server(settings, jar, server_log) as qdb,
-        tempfile.TemporaryDirectory(dir=csv_path.parent, prefix=".dtype-matrix-") as work,
-    ):
-        cells = run_matrix(qdb, Path(work), **options)
-        versions = versions_line(qdb)
-    write_csv(cells, csv_path)
-    write_markdown(cells, table_path, versions)
-    return cells

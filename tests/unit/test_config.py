@@ -38,6 +38,7 @@ def test_default_config_is_valid_and_defaults_are_filled():
         (lambda c: c.setdefault("questdb", {}).update(worker_idle="nap"), "questdb.worker_idle"),
         (lambda c: c["variants"][0].update(datasets=["nope"]), "variants[0].datasets"),
         (lambda c: c.update(dtype_matrix={"methods": ["iterrows"]}), "dtype_matrix.methods[0]"),
+        (lambda c: c["datasets"][0].update(dedup="yes"), "datasets[0].dedup"),
         (lambda c: c.update(dtype_matrix={"transports": []}), "dtype_matrix.transports"),
     ],
 )

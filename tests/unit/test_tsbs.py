@@ -336,6 +336,25 @@ def test_from_config_turns_rows_into_whole_epochs_and_names_the_dataset():
     assert DatasetParams(4000, 250, interval_s=0.5).name == "cpu-s4000-e250-seed42-i500ms"
 
 
+def test_dedup_is_a_table_option_named_in_the_dataset_but_not_in_its_rows():
+    plain = DatasetParams.from_config({"scale": 40, "epochs": 5})
+    dedup = DatasetParams.from_config({"scale": 40, "epochs": 5, "dedup": True})
+    assert dedup.name == plain.name + "-dedup"
+    assert dedup.to_dict() == {**plain.to_dict(), "dedup": True}
+    assert "dedup" not in plain.to_dict()  # manifests written before the option stay valid
+    with pytest.raises(GeneratorError, match="dedup must be true or false"):
+        DatasetParams(40, 5, dedup="yes")
+
+
+def test_the_dedup_table_has_upsert_keys_on_the_timestamp_and_every_tag():
+    from ingestbench.server.table import create_table_sql
+    from ingestbench.tsbs.columns import TAGS
+
+    assert "DEDUP" not in create_table_sql("cpu")
+    sql = create_table_sql("cpu", "double", dedup=True)
+    assert sql.endswith(f"WAL DEDUP UPSERT KEYS(timestamp, {', '.join(TAGS)})")
+
+
 def one_sentence(message: str) -> bool:
     return message.endswith(".") and message.count(". ") == 0 and ": " in message
 

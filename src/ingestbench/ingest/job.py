@@ -10,6 +10,7 @@ from typing import Any
 from ingestbench.config import Settings
 from ingestbench.environment import host_info
 from ingestbench.files import load_json, space_for, write_json_atomic
+from ingestbench.ingest.dedup import replay_check
 from ingestbench.ingest.methods import Job
 from ingestbench.ingest.runner import run_variant
 from ingestbench.results.records import SCHEMA_VERSION, RunFile, write_run
@@ -41,7 +42,8 @@ def dataset_summary(manifest: dict[str, Any]) -> dict[str, Any]:
     p = manifest["params"]
     return {"name": manifest["name"], "rows": manifest["rows"], "scale": p["scale"],
             "epochs": p["epochs"], "seed": p["seed"], "field_type": p["field_type"],
-            "out_of_order_lag_s": p.get("out_of_order_lag_s")}  # fmt: skip
+            "out_of_order_lag_s": p.get("out_of_order_lag_s"),
+            "dedup": bool(p.get("dedup", False))}  # fmt: skip
 
 
 def ingest_job(
@@ -60,10 +62,14 @@ def ingest_job(
     rows = rows_to_ingest(variant, dataset["rows"], settings.rows_cap)
     table = settings.table
     with questdb_server(settings.questdb, jar=jar, log_path=server_log) as qdb:
-        job = Job(qdb, table, variant, Path(files.data), rows, settings.ilp_protocol_version)
+        job = Job(qdb, table, variant, Path(files.data), rows, settings.ilp_protocol_version,
+                  dedup=dataset["dedup"])  # fmt: skip
         doc = run_variant(
             job, dataset, dataset["field_type"], settings.repeats, settings.warmup_rows
         )
+        if job.dedup:  # every dataset has its Parquet beside the manifest
+            parquet = Path(files.manifest).with_name(f"{dataset['name']}.parquet")
+            doc["dedup_replay"] = replay_check(job, parquet)
         if files.actual:
             aggregates = questdb_aggregates(qdb, table)
             write_json_atomic(

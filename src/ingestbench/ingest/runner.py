@@ -135,7 +135,7 @@ def _client_cpu() -> float:
 def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any]:
     """One timed ingestion into a freshly created table."""
     method = METHODS[job.variant.method]()
-    recreate_table(job.qdb, job.table, field_type)
+    recreate_table(job.qdb, job.table, field_type, job.dedup)
     server_cpu0, cpu0 = job.qdb.cpu_seconds(), _client_cpu()
     clock = Clock()
     with Heartbeat(f"{job.variant.name} repeat {index}", clock, bar):

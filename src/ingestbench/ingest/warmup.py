@@ -66,7 +66,7 @@ def warm_up(job: Job, field_type: str, rows: int, dataset_rows: int) -> dict[str
             path, fmt = path.with_suffix(".parquet"), "parquet"
         variant = Variant("pandas", "dataframe", fmt, job.variant.transport)
         warm_job = dataclasses.replace(job, variant=variant, path=path, rows=rows)
-    recreate_table(job.qdb, job.table, field_type)
+    recreate_table(job.qdb, job.table, field_type, job.dedup)
     t0 = time.perf_counter()
     if method == job.variant.method:
         METHODS[method]().send_pass(warm_job, Clock())

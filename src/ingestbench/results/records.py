@@ -114,6 +114,7 @@ class RunDataset(_Record):
     seed: int | None = None
     field_type: str = "double"
     out_of_order_lag_s: float | None = None
+    dedup: bool = False  # the table had DEDUP UPSERT KEYS
     extra: dict[str, Any] = field(default_factory=dict)
 
 

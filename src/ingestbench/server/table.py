@@ -8,17 +8,21 @@ from ingestbench.server.process import QuestDB, QuestDBError
 from ingestbench.tsbs.columns import COLUMNS, FIELDS, TAGS, TIMESTAMP  # noqa: F401 (COLUMNS: re-exported)
 
 
-def create_table_sql(table: str, field_type: str = "double") -> str:
-    """10 SYMBOL tags, 10 DOUBLE or LONG fields, designated timestamp, daily partitions, WAL."""
+def create_table_sql(table: str, field_type: str = "double", dedup: bool = False) -> str:
+    """10 SYMBOL tags, 10 DOUBLE or LONG fields, designated timestamp, daily partitions, WAL; with
+    `dedup`, upsert keys of the timestamp and every tag (a row sent again replaces its twin)."""
     sql_type = {"double": "DOUBLE", "long": "LONG"}[field_type]
     cols = [f"{t} SYMBOL" for t in TAGS] + [f"{f} {sql_type}" for f in FIELDS]
     cols.append(f"{TIMESTAMP} TIMESTAMP")
-    return f"CREATE TABLE {table} ({', '.join(cols)}) TIMESTAMP({TIMESTAMP}) PARTITION BY DAY WAL"
+    sql = f"CREATE TABLE {table} ({', '.join(cols)}) TIMESTAMP({TIMESTAMP}) PARTITION BY DAY WAL"
+    return sql + (f" DEDUP UPSERT KEYS({', '.join((TIMESTAMP, *TAGS))})" if dedup else "")
 
 
-def recreate_table(qdb: QuestDB, table: str, field_type: str = "double") -> None:
+def recreate_table(
+    qdb: QuestDB, table: str, field_type: str = "double", dedup: bool = False
+) -> None:
     qdb.sql(f"DROP TABLE IF EXISTS {table}")
-    qdb.sql(create_table_sql(table, field_type))
+    qdb.sql(create_table_sql(table, field_type, dedup))
 
 
 def disk_bytes(qdb: QuestDB, table: str) -> int | None:

@@ -94,7 +94,8 @@ _MAX_NS = 2**63 - 1
 
 @dataclass(frozen=True)
 class DatasetParams:
-    """Parameters of one TSBS cpu dataset; they alone (with the generator version) fix its rows."""
+    """Parameters of one TSBS cpu dataset; they alone (with the generator version) fix its rows.
+    `dedup` is the one table option: the rows are the same, the table keeps no duplicate."""
 
     scale: int
     epochs: int
@@ -103,6 +104,7 @@ class DatasetParams:
     interval_s: float = DEFAULT_INTERVAL_S
     field_type: str = "double"
     out_of_order_lag_s: float | None = None
+    dedup: bool = False
 
     def __post_init__(self) -> None:
         positive_int(self.scale, "scale", "scale", "--scale")
@@ -115,6 +117,10 @@ class DatasetParams:
             raise GeneratorError(
                 f"seed must be a non-negative integer (got {self.seed!r}): "
                 "set datasets[].seed (or --seed) to 0 or more."
+            )
+        if not isinstance(self.dedup, bool):
+            raise GeneratorError(
+                f"dedup must be true or false (got {self.dedup!r}): set datasets[].dedup."
             )
         if self.field_type not in FIELD_TYPES:
             raise GeneratorError(
@@ -177,7 +183,7 @@ class DatasetParams:
 
     @property
     def name(self) -> str:
-        """E.g. ``cpu-s4000-e250-seed42``, ``cpu-s4000-e250-seed42-long-ooo30s``."""
+        """E.g. ``cpu-s4000-e250-seed42``, ``cpu-s4000-e250-seed42-long-ooo30s-dedup``."""
         parts = [f"cpu-s{self.scale}-e{self.epochs}-seed{self.seed}"]
         if self.field_type == "long":
             parts.append("long")
@@ -191,6 +197,8 @@ class DatasetParams:
             if start.microsecond:
                 stamp += f"{start.microsecond:06d}"
             parts.append(f"t{stamp}Z")
+        if self.dedup:
+            parts.append("dedup")
         return "-".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
@@ -202,6 +210,7 @@ class DatasetParams:
             "interval_s": self.interval_s,
             "field_type": self.field_type,
             "out_of_order_lag_s": self.out_of_order_lag_s,
+            **({"dedup": True} if self.dedup else {}),  # absent: manifests before it stay valid
         }
 
     @classmethod
@@ -221,6 +230,7 @@ class DatasetParams:
             "interval",
             "field_type",
             "out_of_order",
+            "dedup",
         }
         unknown = sorted(set(d) - known - {"label", "formats"})
         if unknown:
@@ -271,6 +281,7 @@ class DatasetParams:
             interval_s=interval_s,
             field_type=d.get("field_type") or "double",
             out_of_order_lag_s=lag,
+            dedup=d.get("dedup", False),
         )
 
 

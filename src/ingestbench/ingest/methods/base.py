@@ -47,6 +47,7 @@ class Job:
     path: Path  # the dataset file in the variant's format
     rows: int  # rows to ingest: the dataset's, or the cap of the `rows` method
     protocol_version: int = 2
+    dedup: bool = False  # the table keeps no duplicate (DEDUP UPSERT KEYS)
 
     def conf(self, **extra: Any) -> str:
         return self.qdb.ilp_conf(self.variant.transport, self.protocol_version, **extra)

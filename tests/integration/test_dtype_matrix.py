@@ -110,3 +110,11 @@ def test_nulls_and_edge_values_are_in_the_frames():
         polars_ns.null_count() == 1
         and str(polars_ns.dtype) == "Datetime(time_unit='ns', time_zone=None)"
     )
+
+
+def test_the_check_names_rows_sent_twice(questdb, tmp_path):
+    sent = case("pandas", "float64 (with NaN)")
+    for _ in range(2):
+        senders.dataframe(questdb, "http", "dtypes_check_twice", sent.frame(), symbol=False)
+    with pytest.raises(CellMismatch, match=f"the table holds {2 * ROWS} rows for the {ROWS} sent"):
+        check_cell(questdb, "dtypes_check_twice", sent, tmp_path / "export.parquet")

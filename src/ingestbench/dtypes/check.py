@@ -61,8 +61,9 @@ def _exists(qdb: QuestDB, table: str) -> bool:
 
 
 def _wait_rows(qdb: QuestDB, table: str) -> None:
-    """Every row visible, or RowsDropped. Over TCP the table may appear a moment after the
-    client returns, or never when the server refused every line."""
+    """Every row visible, or RowsDropped (CellMismatch for rows beyond the frame's). Over TCP
+    the table may appear a moment after the client returns, or never when the server refused
+    every line."""
     deadline = time.monotonic() + STALL_S
     while not _exists(qdb, table):
         if time.monotonic() > deadline:
@@ -72,7 +73,9 @@ def _wait_rows(qdb: QuestDB, table: str) -> None:
         wait_visible(qdb, table, ROWS, stall_s=STALL_S)
     except QuestDBError:
         count = int(qdb.scalar(f"SELECT count() FROM {table}"))
-        if count >= ROWS:
+        if count > ROWS:
+            raise CellMismatch(f"the table holds {count} rows for the {ROWS} sent") from None
+        if count == ROWS:
             raise
         raise RowsDropped(f"{ROWS - count} of {ROWS} rows never arrived") from None
 

@@ -39,7 +39,7 @@ run-scale: install
 	$(BIN)/snakemake --cores $(CORES) --configfile config.scale.yaml
 
 ## The dtype matrix: which pandas and polars column dtypes each client path loads intact
-## (results/dtype_matrix.csv and .md; about a minute).
+## (results/dtype_matrix.csv, .md and plots/dtype_matrix.png; under a minute).
 run-dtypes: install
 	$(BIN)/snakemake --cores $(CORES) results/dtype_matrix.csv --configfile config.dtypes.yaml
 

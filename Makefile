@@ -39,9 +39,11 @@ run-scale: install
 	$(BIN)/snakemake --cores $(CORES) --configfile config.scale.yaml
 
 ## The dtype matrix: which pandas and polars column dtypes each client path loads intact
-## (results/dtype_matrix.csv, .md and plots/dtype_matrix.png; under a minute).
+## (results/dtype_matrix.csv, .md and plots/dtype_matrix.png; under a minute). Always rerun:
+## what it finds depends on the code and the installed libraries, which Snakemake does not track.
 run-dtypes: install
-	$(BIN)/snakemake --cores $(CORES) results/dtype_matrix.csv --configfile config.dtypes.yaml
+	$(BIN)/snakemake --cores $(CORES) results/dtype_matrix.csv --forcerun dtype_matrix \
+		--configfile config.dtypes.yaml
 
 ## Unit tests and a tiny end-to-end run of the workflow, against a real QuestDB and DuckDB.
 test: install

@@ -64,10 +64,19 @@ def test_the_row_loop_findings(matrix):
     )
 
 
-def test_the_vectorized_encoder_refuses_nulls_and_loads_doubles(matrix):
-    assert matrix["pandas", "float64 (with NaN)", "vectorized", "tcp"].outcome == "validated"
-    cell = matrix["pandas", "Int64 (with NA)", "vectorized", "http"]
+def test_the_vectorized_encoder_leaves_null_fields_out_and_refuses_null_symbols(matrix):
+    for library, dtype in [
+        ("pandas", "float64 (with NaN)"),
+        ("pandas", "Int64 (with NA)"),
+        ("polars", "Int64 (with null)"),
+        ("polars", "Float64 (with null)"),
+    ]:
+        for transport in ("http", "tcp"):
+            assert matrix[library, dtype, "vectorized", transport].outcome == "validated"
+    cell = matrix["pandas", "category", "vectorized", "http"]
     assert cell.outcome == "unsupported" and "has 1 null(s)" in cell.reason
+    cell = matrix["polars", "String", "vectorized", "tcp"]
+    assert cell.outcome == "unsupported" and "floats and integers only" in cell.reason
 
 
 def test_the_check_fails_when_a_value_differs(questdb, tmp_path):

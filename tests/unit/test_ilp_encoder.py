@@ -92,12 +92,30 @@ def test_an_empty_chunk_is_no_bytes():
     assert encoded(frame, ["plain"], ["n"]) == b""
 
 
-def test_a_null_cell_is_refused_in_one_sentence():
+def test_a_null_symbol_is_refused_in_one_sentence():
     frame = odd_frame()
     frame.loc[1, "plain"] = None
     with pytest.raises(EncodeError, match="column 'plain' has 1 null") as err:
         encoded(frame, ["plain"], ["n"])
     assert "\n" not in str(err.value)
+
+
+def test_null_fields_are_left_out_of_their_lines_like_the_client():
+    frame = pd.DataFrame(
+        {
+            "tag": pd.Categorical(["a", "b", "a", "c"]),
+            "n": pd.array([1, None, -(2**63) + 1, 2**62], dtype="Int64"),
+            "x": pd.array([None, 2.5, None, -0.0], dtype="Float64"),
+            "y": [0.1, 1e300, float("nan"), 7.0],
+            "m": pd.array([None, None, 5, 6], dtype="Int32"),
+            TIMESTAMP: pd.to_datetime(np.arange(4) * 10**9 + 10**18, utc=True),
+        }
+    )
+    fields = ["n", "x", "y", "m"]
+    assert encoded(frame, ["tag"], fields) == client_bytes(frame, ["tag"])
+    only_nulls = frame.assign(y=pd.array([None, 1.0, 2.0, 3.0], dtype="Float64"))
+    with pytest.raises(EncodeError, match="row 0 of the chunk has a null in every field"):
+        encoded(only_nulls.assign(n=pd.array([None] * 4, dtype="Int64")), ["tag"], ["n", "y"])
 
 
 def test_a_field_that_is_not_a_number_is_refused():

@@ -16,8 +16,9 @@ distinct value instead:
 - one Arrow `binary_join_element_wise` glues the parts into the chunk's contiguous ILP bytes.
 
 The output is byte for byte what the client writes for the same frame (a test compares them),
-so the server sees exactly the same lines. Nulls are refused: the client leaves a null cell out
-of its line, which a fixed layout cannot do.
+so the server sees exactly the same lines. A chunk with a null field cell has its fields written
+row by row by a compiled loop that leaves the cell out, as the client does (slower, and only for
+such chunks); a null symbol or timestamp is refused.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ingestbench.errors import UserError
-from ingestbench.ingest.ilp_kernel import write_int_fields
+from ingestbench.ingest.ilp_kernel import write_int_fields, write_nullable_fields
 
 #: What a symbol value escapes (backslash first, so the others' backslashes stay single).
 _SYMBOL_ESCAPES = ("\\", "\n", " ", ",", "=")
@@ -121,12 +122,14 @@ class IlpEncoder:
         return data.slice(int(ends[0]), int(ends[-1] - ends[0]))
 
     def _check_nulls(self, batch: pa.RecordBatch) -> None:
-        for name in (*self.symbols, *self.fields, self.at):
+        """Null fields are left out of their lines, as the client does; a null symbol or time
+        has no such place."""
+        for name in (*self.symbols, self.at):
             column = batch.column(name)
             if column.null_count:
                 raise EncodeError(
                     f"column {name!r} has {column.null_count} null(s); the vectorized encoder "
-                    f"writes every cell, so fill them or use the dataframe method."
+                    f"writes every symbol and timestamp, so fill them or use the dataframe method."
                 )
 
     def _prefixes(self, batch: pa.RecordBatch) -> pa.Array:
@@ -196,8 +199,17 @@ class IlpEncoder:
         segments: list[Any] = []
         layout: list[tuple[str, Any]] = []  # ("lit", bytes) | ("f64", array) | ("ts", digits)
         ints: list[tuple[bytes, pa.Array]] = []  # the run of integer fields being gathered
-        for i, (name, escaped) in enumerate(zip(self.fields, self._field_names, strict=True)):
-            column = batch.column(name)
+        columns = [batch.column(name) for name in self.fields]
+        for name, column in zip(self.fields, columns, strict=True):
+            if not (pa.types.is_floating(column.type) or pa.types.is_integer(column.type)):
+                raise EncodeError(
+                    f"column {name!r} is {column.type}; the vectorized encoder writes floats "
+                    f"and integers only, so convert it or use the dataframe method."
+                )
+        if any(column.null_count for column in columns):
+            segments.append(self._nullable_segment(columns, batch.num_rows))
+            columns = []  # every field is in that segment
+        for i, (column, escaped) in enumerate(zip(columns, self._field_names, strict=False)):
             sep = "," if i else ""
             if not pa.types.is_integer(column.type) and ints:
                 segments += self._int_segment(layout, segments, ints, batch.num_rows)
@@ -205,13 +217,8 @@ class IlpEncoder:
             if pa.types.is_floating(column.type):
                 layout += [("lit", f"{sep}{escaped}=={_DOUBLE_TYPE.decode()}".encode())]
                 layout += [("f64", column.cast(pa.float64()).to_numpy())]
-            elif pa.types.is_integer(column.type):
-                ints.append((f"{sep}{escaped}=".encode(), column))
             else:
-                raise EncodeError(
-                    f"column {name!r} is {column.type}; the vectorized encoder writes floats "
-                    f"and integers only, so convert it or use the dataframe method."
-                )
+                ints.append((f"{sep}{escaped}=".encode(), column))
         if ints:
             segments += self._int_segment(layout, segments, ints, batch.num_rows)
             layout = []
@@ -223,6 +230,35 @@ class IlpEncoder:
         if not fixed_times:
             segments.append(times)
         return segments
+
+    def _nullable_segment(self, columns: list[pa.Array], n: int) -> pa.Array:
+        """Every field of a batch with null cells as one variable-width segment per row, each
+        null cell left out (ingestbench.ingest.ilp_kernel.write_nullable_fields)."""
+        is_int = np.array([pa.types.is_integer(c.type) for c in columns])
+        literals = [
+            f"{name}=".encode() if integer else f"{name}=={_DOUBLE_TYPE.decode()}".encode()
+            for name, integer in zip(self._field_names, is_int, strict=True)
+        ]
+        ends = np.cumsum([0] + [len(literal) for literal in literals], dtype=np.int64)
+        ints = np.zeros((n, len(columns)), np.int64)
+        doubles = np.zeros((n, len(columns)), np.float64)
+        valid = np.empty((n, len(columns)), np.bool_)
+        for f, column in enumerate(columns):
+            valid[:, f] = column.is_valid().to_numpy(zero_copy_only=False)
+            target, arrow_type = (ints, pa.int64()) if is_int[f] else (doubles, pa.float64())
+            target[:, f] = column.cast(arrow_type).fill_null(0).to_numpy()
+        offsets, data, empty_row = write_nullable_fields(
+            np.frombuffer(b"".join(literals), np.uint8), ends, is_int, ints,
+            doubles.view(np.uint8), valid,
+        )  # fmt: skip
+        if empty_row >= 0:
+            raise EncodeError(
+                f"row {empty_row} of the chunk has a null in every field, and an ILP line needs "
+                f"one; drop such rows or use the dataframe method."
+            )
+        return pa.BinaryArray.from_buffers(
+            pa.binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+        )
 
     def _int_segment(self, layout: list, segments: list, ints: list, n: int) -> list[pa.Array]:
         """The fixed-width block gathered so far (if any), then the run of integer fields as

@@ -531,12 +531,13 @@ def test_two_clones_at_once_share_the_jar_and_never_rerun_each_other(tmp_path):
 # Rows the server refuses: silent over TCP, an error over HTTP
 
 
-def _clashing_table(qdb, table, field_type="double"):
+def _clashing_table(qdb, table, field_type="double", dedup=False):
     """The run's table, but with usage_user as LONG: the client's doubles clash with it."""
     from ingestbench.server.table import create_table_sql
 
+    sql = create_table_sql(table, field_type, dedup)
     qdb.sql(f"DROP TABLE IF EXISTS {table}")
-    qdb.sql(create_table_sql(table, field_type).replace("usage_user DOUBLE", "usage_user LONG"))
+    qdb.sql(sql.replace("usage_user DOUBLE", "usage_user LONG"))
 
 
 def _external(questdb, table: str):

@@ -64,17 +64,18 @@ def test_the_row_loop_findings(matrix):
     )
 
 
-def test_the_vectorized_encoder_leaves_null_fields_out_and_refuses_null_symbols(matrix):
+def test_the_vectorized_encoder_leaves_nulls_out_and_refuses_what_is_not_a_number(matrix):
     for library, dtype in [
         ("pandas", "float64 (with NaN)"),
         ("pandas", "Int64 (with NA)"),
         ("polars", "Int64 (with null)"),
         ("polars", "Float64 (with null)"),
+        ("pandas", "category"),
+        ("pandas", "ArrowDtype(dictionary)"),  # which dataframe() refuses
+        ("polars", "Enum"),
     ]:
         for transport in ("http", "tcp"):
             assert matrix[library, dtype, "vectorized", transport].outcome == "validated"
-    cell = matrix["pandas", "category", "vectorized", "http"]
-    assert cell.outcome == "unsupported" and "has 1 null(s)" in cell.reason
     cell = matrix["polars", "String", "vectorized", "tcp"]
     assert cell.outcome == "unsupported" and "floats and integers only" in cell.reason
 

@@ -92,10 +92,27 @@ def test_an_empty_chunk_is_no_bytes():
     assert encoded(frame, ["plain"], ["n"]) == b""
 
 
-def test_a_null_symbol_is_refused_in_one_sentence():
-    frame = odd_frame()
+def test_null_symbols_are_left_out_like_the_client():
+    frame = odd_frame()[["plain", "n", TIMESTAMP]]
     frame.loc[1, "plain"] = None
-    with pytest.raises(EncodeError, match="column 'plain' has 1 null") as err:
+    frame["plain"] = frame["plain"].astype("category")
+    frame.insert(1, "other", pd.Categorical([None, None, "x", "y"]))
+    assert encoded(frame, ["plain", "other"], ["n"]) == client_bytes(frame, ["plain", "other"])
+    plain_strings = pa.Table.from_pandas(frame, preserve_index=False).set_column(
+        1,
+        "other",
+        pa.array([None, None, "x", "y"], pa.string()),  # dictionary-encoded here
+    )
+    mine = IlpEncoder("cpu", ["plain", "other"], ["n"], TIMESTAMP).encode(
+        as_record_batch(plain_strings)
+    )
+    assert mine.to_pybytes() == client_bytes(frame, ["plain", "other"])
+
+
+def test_a_null_timestamp_is_refused_in_one_sentence():
+    frame = odd_frame()
+    frame[TIMESTAMP] = frame[TIMESTAMP].where(frame.index != 2)
+    with pytest.raises(EncodeError, match=f"column '{TIMESTAMP}' has 1 null") as err:
         encoded(frame, ["plain"], ["n"])
     assert "\n" not in str(err.value)
 

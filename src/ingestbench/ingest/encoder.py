@@ -18,7 +18,8 @@ distinct value instead:
 The output is byte for byte what the client writes for the same frame (a test compares them),
 so the server sees exactly the same lines. A chunk with a null field cell has its fields written
 row by row by a compiled loop that leaves the cell out, as the client does (slower, and only for
-such chunks); a null symbol or timestamp is refused.
+such chunks); a null symbol leaves its `,tag=value` out the same way, and a null timestamp
+is refused.
 """
 
 from __future__ import annotations
@@ -122,15 +123,14 @@ class IlpEncoder:
         return data.slice(int(ends[0]), int(ends[-1] - ends[0]))
 
     def _check_nulls(self, batch: pa.RecordBatch) -> None:
-        """Null fields are left out of their lines, as the client does; a null symbol or time
-        has no such place."""
-        for name in (*self.symbols, self.at):
-            column = batch.column(name)
-            if column.null_count:
-                raise EncodeError(
-                    f"column {name!r} has {column.null_count} null(s); the vectorized encoder "
-                    f"writes every symbol and timestamp, so fill them or use the dataframe method."
-                )
+        """Null symbols and fields are left out of their lines, as the client does; a null
+        time has no such place."""
+        column = batch.column(self.at)
+        if column.null_count:
+            raise EncodeError(
+                f"column {self.at!r} has {column.null_count} null(s); the vectorized encoder "
+                f"writes every row's timestamp, so fill them or use the dataframe method."
+            )
 
     def _prefixes(self, batch: pa.RecordBatch) -> pa.Array:
         """`table,tag=value,...` then a space, for every row (built once per distinct tag set)."""
@@ -141,8 +141,15 @@ class IlpEncoder:
             column = batch.column(name)
             if not pa.types.is_dictionary(column.type):
                 column = pc.dictionary_encode(column)
-            code = column.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-            size = max(len(column.dictionary), 1)
+            if column.null_count:  # a null symbol is one more code: its `,tag=` is left out
+                code = np.where(
+                    column.is_null().to_numpy(zero_copy_only=False),
+                    len(column.dictionary),
+                    column.indices.fill_null(0).to_numpy(zero_copy_only=False),
+                ).astype(np.int64)
+            else:
+                code = column.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+            size = max(len(column.dictionary), 1) + 1
             if int(key.max()) * size >= _KEY_LIMIT:
                 key = np.unique(key, return_inverse=True)[1].astype(np.int64)
             key = key * size + code
@@ -153,7 +160,15 @@ class IlpEncoder:
         for name, head, code, dictionary in zip(
             self.symbols, self._prefix_heads, codes, values, strict=True
         ):
-            parts += [pa.scalar(head), self._escape(name, dictionary).take(pa.array(code[first]))]
+            escaped = self._escape(name, dictionary)
+            distinct_codes = code[first]
+            present = distinct_codes < len(dictionary)
+            if present.all():
+                parts += [pa.scalar(head), escaped.take(pa.array(distinct_codes))]
+                continue
+            taken = escaped.take(pa.array(np.where(present, distinct_codes, 0)))
+            pair = pc.binary_join_element_wise(pa.scalar(head), taken, "")
+            parts.append(pc.if_else(pa.array(present), pair, pa.scalar("")))
         parts.append(pa.scalar(" "))
         distinct = pc.binary_join_element_wise(*parts, "").cast(pa.binary())
         if isinstance(distinct, pa.Scalar):  # no symbols: every part was a scalar

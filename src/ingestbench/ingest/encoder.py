@@ -149,7 +149,7 @@ class IlpEncoder:
                 ).astype(np.int64)
             else:
                 code = column.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-            size = max(len(column.dictionary), 1) + 1
+            size = max(len(column.dictionary) + (column.null_count > 0), 1)
             if int(key.max()) * size >= _KEY_LIMIT:
                 key = np.unique(key, return_inverse=True)[1].astype(np.int64)
             key = key * size + code

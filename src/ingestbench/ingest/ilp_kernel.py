@@ -19,6 +19,36 @@ INT_WIDTH = 20
 
 
 @njit(cache=True, nogil=True)
+def _write_int(out, pos, value):
+    """`value` as decimal digits then 'i' at out[pos:]; returns the position after it."""
+    if value < 0:
+        out[pos] = 45  # '-'
+        pos += 1
+        magnitude = np.uint64(-(value + 1)) + np.uint64(1)  # int64's minimum too
+    else:
+        magnitude = np.uint64(value)
+    if magnitude < 10:  # the common cases first: TSBS's values are 0..100
+        out[pos] = 48 + np.uint8(magnitude)
+        end = pos + 1
+    elif magnitude < 100:
+        out[pos] = 48 + np.uint8(magnitude // np.uint64(10))
+        out[pos + 1] = 48 + np.uint8(magnitude % np.uint64(10))
+        end = pos + 2
+    else:
+        digits = 3
+        bound = np.uint64(1000)
+        while digits < 20 and magnitude >= bound:
+            bound *= np.uint64(10)
+            digits += 1
+        end = pos + digits
+        for k in range(digits):
+            out[end - 1 - k] = 48 + np.uint8(magnitude % np.uint64(10))
+            magnitude //= np.uint64(10)
+    out[end] = 105  # 'i'
+    return end + 1
+
+
+@njit(cache=True, nogil=True)
 def write_int_fields(literals, literal_ends, values):
     """Each row's `literal0 v0 i literal1 v1 i ...` as Arrow binary buffers: (offsets, data).
 
@@ -37,56 +67,9 @@ def write_int_fields(literals, literal_ends, values):
             for b in range(literal_ends[f], literal_ends[f + 1]):
                 out[pos] = literals[b]
                 pos += 1
-            value = values[row, f]
-            if value < 0:
-                out[pos] = 45  # '-'
-                pos += 1
-                magnitude = np.uint64(-(value + 1)) + np.uint64(1)  # int64's minimum too
-            else:
-                magnitude = np.uint64(value)
-            if magnitude < 10:  # the common cases first: TSBS's values are 0..100
-                out[pos] = 48 + np.uint8(magnitude)
-                end = pos + 1
-            elif magnitude < 100:
-                out[pos] = 48 + np.uint8(magnitude // np.uint64(10))
-                out[pos + 1] = 48 + np.uint8(magnitude % np.uint64(10))
-                end = pos + 2
-            else:
-                digits = 3
-                bound = np.uint64(1000)
-                while digits < 20 and magnitude >= bound:
-                    bound *= np.uint64(10)
-                    digits += 1
-                end = pos + digits
-                for k in range(digits):
-                    out[end - 1 - k] = 48 + np.uint8(magnitude % np.uint64(10))
-                    magnitude //= np.uint64(10)
-            out[end] = 105  # 'i'
-            pos = end + 1
+            pos = _write_int(out, pos, values[row, f])
     offsets[rows] = pos
     return offsets, out[:pos]
-
-
-@njit(cache=True, nogil=True)
-def _write_int(out, pos, value):
-    """`value` as decimal digits then 'i' at out[pos:]; returns the position after it."""
-    if value < 0:
-        out[pos] = 45  # '-'
-        pos += 1
-        magnitude = np.uint64(-(value + 1)) + np.uint64(1)
-    else:
-        magnitude = np.uint64(value)
-    digits = 1
-    bound = np.uint64(10)
-    while digits < 20 and magnitude >= bound:
-        bound *= np.uint64(10)
-        digits += 1
-    end = pos + digits
-    for k in range(digits):
-        out[end - 1 - k] = 48 + np.uint8(magnitude % np.uint64(10))
-        magnitude //= np.uint64(10)
-    out[end] = 105  # 'i'
-    return end + 1
 
 
 @njit(cache=True, nogil=True)

@@ -166,7 +166,8 @@ def test_a_port_taken_before_the_server_binds_it_is_replaced(questdb_jar, tmp_pa
         with embedded_server(questdb_jar, startup_timeout_s=STARTUP_S, log_path=log) as qdb:
             assert qdb.http_port != port
             assert qdb.scalar("SELECT 1") == 1
-        assert log.read_text().count("could not bind socket") == 1
+        # At least the planted clash; any other process on this machine may take a port too.
+        assert log.read_text().count("could not bind socket") >= 1
 
 
 def test_a_fixed_port_in_use_is_named(questdb_jar, tmp_path):

@@ -104,6 +104,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _pick_ports(fixed: dict[str, int]) -> dict[str, int]:
+    """The fixed ports, and distinct free ones for the rest: two picks can return the same
+    closed port, and the server would then fail to bind its second listener."""
+    ports = {name: port for name, port in fixed.items() if port}
+    for name in ("http", "http_min", "pg", "ilp"):
+        while name not in ports:
+            port = free_port()
+            if port not in ports.values():
+                ports[name] = port
+    return ports
+
+
 def java_executable(configured: str | None) -> str:
     if configured:
         path = shutil.which(configured) or configured
@@ -243,8 +255,7 @@ def embedded_server(
                                 stop=stop_after_attempt(PORT_ATTEMPTS), reraise=True)  # fmt: skip
             for attempt in retrying:
                 with attempt:
-                    ports = {name: fixed.get(name) or free_port()
-                             for name in ("http", "http_min", "pg", "ilp")}  # fmt: skip
+                    ports = _pick_ports(fixed)
                     log_start = log_path.stat().st_size  # this start's lines come after
                     proc = subprocess.Popen(
                         cmd,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from ingestbench.dtypes.cases import CASES, KINDS, ROWS
-from ingestbench.dtypes.matrix import Cell, markdown, read_csv, write_csv
+from ingestbench.dtypes.matrix import CHANGED, OUTCOMES, Cell, markdown, read_csv, write_csv
 from ingestbench.ingest.readers import to_pandas
 
 
@@ -16,7 +16,7 @@ def cell(dtype: str, method: str, outcome: str, reason: str = "") -> Cell:
 CELLS = [
     cell("Int64", "dataframe", "validated"),
     cell("Int64", "rows", "unsupported", "TypeError: numpy.int64"),
-    cell("bool", "dataframe", "wrong", "column types differ"),
+    cell("bool", "dataframe", "unsupported", f"{CHANGED}: column types differ"),
     cell("bool", "rows", "unsupported", "TypeError: numpy.int64"),
 ]
 
@@ -24,8 +24,12 @@ CELLS = [
 def test_the_table_numbers_each_reason_once_and_counts_outcomes():
     text = markdown(CELLS)
     assert "| pandas | `Int64` | LONG | ✓ | ✗ [1] |" in text
-    assert "| pandas | `bool` | LONG | WRONG [2] | ✗ [1] |" in text
-    assert "4 cells: 1 validated" in text and "2 unsupported (✗), 1 wrong." in text
+    assert "| pandas | `bool` | LONG | ✗ [2] | ✗ [1] |" in text
+    assert (
+        "4 cells: 1 validated" in text
+        and f"3 unsupported (✗, the reason in its note; 1 of them {CHANGED})." in text
+    )
+    assert {c.outcome for c in CELLS} <= set(OUTCOMES) == {"validated", "unsupported"}
     assert text.count("TypeError: numpy.int64") == 1
 
 

@@ -7,10 +7,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ingestbench.charts.style import WIDTH_IN, plt, save, sns, theme
-from ingestbench.dtypes.matrix import OUTCOMES, Cell
+from ingestbench.dtypes.matrix import CHANGED, Cell
 
-OUTCOME_COLORS = {"validated": "#55A868", "unsupported": "#DDDDDD", "wrong": "#C44E52"}
-_MARKS = {"validated": "✓", "unsupported": "✗", "wrong": "!"}
+#: What a cell shows: validated, refused (unsupported with an error), or unsupported because the
+#: rows arrived changed without an error (the finding a user would otherwise miss).
+SHADES = {"validated": ("#55A868", "✓"), "unsupported": ("#DDDDDD", "✗"),
+          "unsupported: arrived changed": ("#C44E52", "!")}  # fmt: skip
+
+
+def _shade(cell: Cell) -> str:
+    if cell.outcome == "unsupported" and cell.reason.startswith(CHANGED):
+        return "unsupported: arrived changed"
+    return cell.outcome
 
 
 def draw_heatmap(cells: Sequence[Cell], path: Path, versions: str = "") -> None:
@@ -23,8 +31,8 @@ def draw_heatmap(cells: Sequence[Cell], path: Path, versions: str = "") -> None:
         {
             "dtype": f"{c.library} {c.dtype}",
             "path": f"{c.method}\n{c.transport}",
-            "code": OUTCOMES.index(c.outcome),
-            "mark": _MARKS[c.outcome],
+            "code": list(SHADES).index(_shade(c)),
+            "mark": SHADES[_shade(c)][1],
         }
         for c in cells
     )
@@ -36,9 +44,9 @@ def draw_heatmap(cells: Sequence[Cell], path: Path, versions: str = "") -> None:
     sns.heatmap(
         codes,
         ax=ax,
-        cmap=ListedColormap([OUTCOME_COLORS[o] for o in OUTCOMES]),
+        cmap=ListedColormap([color for color, _mark in SHADES.values()]),
         vmin=-0.5,
-        vmax=len(OUTCOMES) - 0.5,
+        vmax=len(SHADES) - 0.5,
         annot=marks,
         fmt="",
         cbar=False,
@@ -50,7 +58,7 @@ def draw_heatmap(cells: Sequence[Cell], path: Path, versions: str = "") -> None:
     ax.xaxis.tick_top()
     ax.tick_params(axis="x", labelsize=8, length=0)
     ax.tick_params(axis="y", labelsize=8, length=0)
-    handles = [Patch(color=OUTCOME_COLORS[o], label=o) for o in OUTCOMES]
+    handles = [Patch(color=color, label=shade) for shade, (color, _mark) in SHADES.items()]
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.01), ncol=3,
               frameon=False, fontsize=8)  # fmt: skip
     fig.suptitle("Which dtypes each client path loads intact (every value checked by DuckDB)")

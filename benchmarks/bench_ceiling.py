@@ -79,7 +79,7 @@ def serialized_buffers(qdb: QuestDB, path: Path, transport: str, rows: int, vers
         buffers = []
         for start in range(0, len(frame), AUTO_FLUSH_ROWS):
             buf = sender.new_buffer()
-            dataframe_into(buf, frame.iloc[start : start + AUTO_FLUSH_ROWS], job)
+            dataframe_into(buf, frame.iloc[start : start + AUTO_FLUSH_ROWS], job.tables[0].spec)
             buffers.append(buf)
     return buffers
 

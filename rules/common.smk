@@ -29,6 +29,14 @@ def dataset_formats(name):
     return [fmt for fmt in FORMATS if fmt in needed]
 
 
+def dataset_file(name, fmt):
+    """A dataset's file in one format; an iot dataset's Parquet and CSV are directories of one
+    file per table (its ILP text is one file for both tables)."""
+    path = f"results/data/{name}.{fmt}"
+    iot = DATASET_CONFIGS[name].get("use_case") == "iot"
+    return directory(path) if iot and fmt != "ilp" else path
+
+
 def variant_config(name):
     return parse_variant_name(name).to_dict()
 

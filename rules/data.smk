@@ -1,5 +1,5 @@
-# Data stage: each seeded TSBS cpu-only dataset, as Parquet plus the formats its variants read
-# (dataset_formats), and its manifest. One rule per dataset, because a rule's outputs cannot
+# Data stage: each seeded TSBS dataset (cpu, or iot's two tables), as Parquet plus the formats
+# its variants read (dataset_formats), and its manifest. One rule per dataset, because a rule's outputs cannot
 # depend on a wildcard's value and the big ILP text must exist only where it is sent.
 
 for _name in DATASET_CONFIGS:
@@ -8,7 +8,7 @@ for _name in DATASET_CONFIGS:
         name:
             f"generate_{_name.replace('-', '_')}"
         output:
-            **{fmt: f"results/data/{_name}.{fmt}" for fmt in dataset_formats(_name)},
+            **{fmt: dataset_file(_name, fmt) for fmt in dataset_formats(_name)},
             manifest=f"results/data/{_name}.manifest.json",
         log:
             f"results/logs/generate/{_name}.log",

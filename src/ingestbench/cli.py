@@ -51,6 +51,13 @@ def add_generate_parser(subparsers: argparse._SubParsersAction) -> argparse.Argu
         help="double (QuestDB's pandas benchmark) or long (TSBS's int64 truncation)",
     )
     parser.add_argument(
+        "--use-case",
+        choices=("cpu", "iot"),
+        default="cpu",
+        help="cpu (hosts, one table) or iot (trucks: readings and diagnostics, with TSBS's "
+        "nulls and late rows; --scale is then the number of trucks)",
+    )
+    parser.add_argument(
         "--out-of-order-lag",
         metavar="LAG",
         help="shuffle rows within a lag window, e.g. 30s (a separate dataset)",
@@ -82,6 +89,7 @@ def run_generate(args: argparse.Namespace) -> int:
         "interval": args.interval,
         "field_type": args.field_type,
         "out_of_order": {"lag": args.out_of_order_lag} if args.out_of_order_lag else None,
+        "use_case": args.use_case,
     }
     entry["rows" if args.rows is not None else "epochs"] = args.rows or args.epochs
     params = DatasetParams.from_config(entry)

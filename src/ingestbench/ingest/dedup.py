@@ -34,7 +34,7 @@ def replay_check(job: Job, parquet: Path) -> dict[str, Any]:
     replay = dataclasses.replace(job, variant=variant, path=parquet, rows=rows)
     frame = read_frame(parquet, "pandas", "parquet", 0, rows)
     with client_errors(replay, "replaying rows"), Sender.from_conf(replay.conf()) as sender:
-        dataframe_into(sender, frame, replay)
+        dataframe_into(sender, frame, job.tables[0].spec)
         sender.flush()
     job.qdb.sql(f"SELECT wait_wal_table('{job.table}')")
     count = int(job.qdb.scalar(f"SELECT count() FROM {job.table}"))

@@ -11,10 +11,11 @@ from ingestbench.config import Settings
 from ingestbench.environment import host_info
 from ingestbench.files import load_json, space_for, write_json_atomic
 from ingestbench.ingest.dedup import replay_check
-from ingestbench.ingest.methods import Job
+from ingestbench.ingest.methods import Job, TablePart
 from ingestbench.ingest.runner import run_variant
 from ingestbench.results.records import SCHEMA_VERSION, RunFile, write_run
 from ingestbench.server.process import questdb_server
+from ingestbench.tsbs.columns import table_file, use_case_tables
 from ingestbench.variants import ROW_LOOP_METHODS, Variant
 
 log = logging.getLogger(__name__)
@@ -40,10 +41,28 @@ def rows_to_ingest(variant: Variant, dataset_rows: int, rows_cap: int | None) ->
 
 def dataset_summary(manifest: dict[str, Any]) -> dict[str, Any]:
     p = manifest["params"]
-    return {"name": manifest["name"], "rows": manifest["rows"], "scale": p["scale"],
-            "epochs": p["epochs"], "seed": p["seed"], "field_type": p["field_type"],
-            "out_of_order_lag_s": p.get("out_of_order_lag_s"),
-            "dedup": bool(p.get("dedup", False))}  # fmt: skip
+    summary = {"name": manifest["name"], "rows": manifest["rows"], "scale": p["scale"],
+               "epochs": p["epochs"], "seed": p["seed"], "field_type": p["field_type"],
+               "out_of_order_lag_s": p.get("out_of_order_lag_s"),
+               "dedup": bool(p.get("dedup", False))}  # fmt: skip
+    if p.get("use_case", "cpu") != "cpu":  # absent for cpu: run files before it stay the same
+        summary["use_case"] = p["use_case"]
+    return summary
+
+
+def job_parts(
+    variant: Variant, manifest: dict[str, Any], data: Path, rows_cap: int | None
+) -> tuple[TablePart, ...]:
+    """The tables of a multi-table dataset (none for cpu): each table's file in the variant's
+    format (the ILP text is one file for all) and its rows, capped for the row loops."""
+    use_case = manifest["params"].get("use_case", "cpu")
+    if use_case == "cpu":
+        return ()
+    return tuple(
+        TablePart(spec, data if variant.format == "ilp" else table_file(data, spec),
+                  rows_to_ingest(variant, manifest["tables"][spec.table]["rows"], rows_cap))
+        for spec in use_case_tables(use_case)
+    )  # fmt: skip
 
 
 def ingest_job(
@@ -59,26 +78,33 @@ def ingest_job(
 
     manifest = load_json(files.manifest, "dataset manifest")
     dataset = dataset_summary(manifest)
-    rows = rows_to_ingest(variant, dataset["rows"], settings.rows_cap)
-    table = settings.table
+    parts = job_parts(variant, manifest, Path(files.data), settings.rows_cap)
+    if parts:
+        rows = sum(p.rows for p in parts)
+    else:
+        rows = rows_to_ingest(variant, dataset["rows"], settings.rows_cap)
     with questdb_server(settings.questdb, jar=jar, log_path=server_log) as qdb:
-        job = Job(qdb, table, variant, Path(files.data), rows, settings.ilp_protocol_version,
-                  dedup=dataset["dedup"])  # fmt: skip
+        job = Job(qdb, settings.table, variant, Path(files.data), rows,
+                  settings.ilp_protocol_version, dedup=dataset["dedup"],
+                  field_type=dataset["field_type"], parts=parts)  # fmt: skip
         doc = run_variant(
             job, dataset, dataset["field_type"], settings.repeats, settings.warmup_rows
         )
         if job.dedup:  # every dataset has its Parquet beside the manifest
             parquet = Path(files.manifest).with_name(f"{dataset['name']}.parquet")
             doc["dedup_replay"] = replay_check(job, parquet)
+        if parts:  # rows per table: what the validation checks each table against
+            doc["table_rows"] = {p.spec.table: p.rows for p in parts}
         if files.actual:
-            aggregates = questdb_aggregates(qdb, table)
-            write_json_atomic(
-                files.actual, {"schema_version": SCHEMA_VERSION, "aggregates": aggregates}
-            )
+            tables = {p.spec.table: questdb_aggregates(qdb, p.spec.table, p.spec)
+                      for p in job.tables}  # fmt: skip
+            found = {"tables": tables} if parts else {"aggregates": tables[settings.table]}
+            write_json_atomic(files.actual, {"schema_version": SCHEMA_VERSION, **found})
         if files.export:
+            piece_rows = settings.validation.export_piece_rows
             with space_for(files.export):
-                export_table(
-                    qdb, table, Path(files.export), piece_rows=settings.validation.export_piece_rows
-                )
+                for part in job.tables:  # several tables: a directory of each in the export
+                    target = Path(files.export) / part.spec.table if parts else Path(files.export)
+                    export_table(qdb, part.spec.table, target, piece_rows=piece_rows)
     doc["host"] = host_info()
     return write_run(files.run, doc)  # last: a run file exists only for a finished job

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ingestbench.errors import UserError
-from ingestbench.tsbs.columns import COLUMNS, FIELDS, TAGS, TIMESTAMP
+from ingestbench.tsbs.columns import TableSpec, cpu_spec
 
 log = logging.getLogger(__name__)
 CSV_TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S%.fZ"  # as the generator writes it (ISO 8601, UTC)
@@ -76,60 +76,76 @@ def _require_file(path: Path) -> None:
         raise InputError(f"input file {path} does not exist; run the generate rule first.")
 
 
-def _require_columns(path: Path, frame: Any) -> None:
-    """The TSBS cpu columns, fields as numbers and the timestamp as a time. A file that reads but
+def _require_columns(path: Path, frame: Any, spec: TableSpec) -> None:
+    """The table's columns, fields as numbers and the timestamp as a time. A file that reads but
     has other columns is somebody's good file, not a damaged one: the fix is the path."""
-    missing = [c for c in COLUMNS if c not in set(frame.columns)]
+    missing = [c for c in spec.columns if c not in set(frame.columns)]
     if missing:
         raise InputError(
-            f"{path} lacks the column(s) {missing} of the TSBS cpu table; it is not a file this "
-            f"workflow generates: point the job at the dataset's generated file."
+            f"{path} lacks the column(s) {missing} of the TSBS {spec.table} table; it is not a "
+            f"file this workflow generates: point the job at the dataset's generated file."
         )
-    for name, wanted in _mistyped(frame):
+    for name, wanted in _mistyped(frame, spec):
         raise InputError(
-            f"column {name!r} of {path} holds {wanted[0]} where the TSBS cpu table has "
+            f"column {name!r} of {path} holds {wanted[0]} where the TSBS {spec.table} table has "
             f"{wanted[1]}; it is not a file this workflow generates: point the job at the "
             f"dataset's generated file."
         )
 
 
-def _mistyped(frame: Any) -> Iterator[tuple[str, tuple[str, str]]]:
+def _mistyped(frame: Any, spec: TableSpec) -> Iterator[tuple[str, tuple[str, str]]]:
     """(column, (what it holds, what it should)) for each field that is not a number and a
     timestamp that is not a time."""
+    ts = spec.timestamp
     if type(frame).__module__.startswith("polars"):
         schema = frame.schema
-        for name in FIELDS:
-            if not schema[name].is_numeric():
+        for name in spec.fields:
+            if not (schema[name].is_numeric() or str(schema[name]) == "Null"):
                 yield name, (str(schema[name]), "numbers")
-        if not schema[TIMESTAMP].is_temporal():
-            yield TIMESTAMP, (str(schema[TIMESTAMP]), "timestamps")
+        if not schema[ts].is_temporal():
+            yield ts, (str(schema[ts]), "timestamps")
         return
     import pandas as pd
 
-    for name in FIELDS:
+    for name in spec.fields:
         if not pd.api.types.is_numeric_dtype(frame[name]):
             yield name, (str(frame[name].dtype), "numbers")
-    if not pd.api.types.is_datetime64_any_dtype(frame[TIMESTAMP]):
-        yield TIMESTAMP, (str(frame[TIMESTAMP].dtype), "timestamps")
+    if not pd.api.types.is_datetime64_any_dtype(frame[ts]):
+        yield ts, (str(frame[ts].dtype), "timestamps")
 
 
 def read_frame(
-    path: Path, library: str, fmt: str, offset: int = 0, length: int | None = None
+    path: Path,
+    library: str,
+    fmt: str,
+    offset: int = 0,
+    length: int | None = None,
+    *,
+    spec: TableSpec | None = None,
 ) -> Any:
-    """Rows [offset, offset+length) of the file as a pandas or polars DataFrame."""
-    path = Path(path)
+    """Rows [offset, offset+length) of the file of table `spec` (cpu by default) as a pandas or
+    polars DataFrame."""
+    path, spec = Path(path), spec or cpu_spec()
     _require_file(path)
     try:
-        frame = _READERS[(library, fmt)](path, offset, length)
+        frame = _READERS[(library, fmt)](path, offset, length, spec)
     except InputError:
         raise
     except Exception as exc:  # pyarrow, polars and pandas raise many types for a bad file
         raise _unreadable(path, exc, fmt) from exc
-    _require_columns(path, frame)
+    _require_columns(path, frame, spec)
     return frame
 
 
-def iter_frames(path: Path, library: str, fmt: str, chunk_rows: int, rows: int) -> Iterator[Any]:
+def iter_frames(
+    path: Path,
+    library: str,
+    fmt: str,
+    chunk_rows: int,
+    rows: int,
+    *,
+    spec: TableSpec | None = None,
+) -> Iterator[Any]:
     """The first `rows` rows of the file, in file order, as pandas or polars DataFrames of at most
     `chunk_rows` rows each. Only about one chunk of the file is decoded at a time.
 
@@ -138,19 +154,19 @@ def iter_frames(path: Path, library: str, fmt: str, chunk_rows: int, rows: int) 
     (about 1.7x faster than pyarrow's here); both cut the file's blocks at line ends. A file that
     ends early or breaks mid-stream raises InputError.
     """
-    path = Path(path)
+    path, spec = Path(path), spec or cpu_spec()
     _require_file(path)
     try:
         if (library, fmt) == ("polars", "csv"):
-            frames = _first_rows(_polars_csv_frames(path, chunk_rows), rows)
+            frames = _first_rows(_polars_csv_frames(path, chunk_rows, spec), rows)
         else:
-            tables = _rechunk(_ARROW_BATCHES[fmt](path, chunk_rows), chunk_rows, rows)
+            tables = _rechunk(_ARROW_BATCHES[fmt](path, chunk_rows, spec), chunk_rows, rows)
             frames = (_from_arrow(table, library) for table in tables)
         done = 0
         for frame in frames:
             if done == 0:
-                _require_columns(path, frame)
-            if _null_count(frame[TIMESTAMP]):  # what a line cut short leaves behind in polars
+                _require_columns(path, frame, spec)
+            if _null_count(frame[spec.timestamp]):  # what a line cut short leaves behind in polars
                 raise EOFError(f"a row without a timestamp after row {done}")
             done += len(frame)
             yield frame
@@ -162,7 +178,7 @@ def iter_frames(path: Path, library: str, fmt: str, chunk_rows: int, rows: int) 
         raise _unreadable(path, EOFError(f"it ends after {done} of {rows} rows"))
 
 
-def _parquet_batches(path: Path, chunk_rows: int) -> Iterator[Any]:
+def _parquet_batches(path: Path, chunk_rows: int, spec: TableSpec) -> Iterator[Any]:
     import pyarrow.parquet as pq
 
     # pre_buffer=False: with pyarrow's default the reader keeps what it pre-buffered for the
@@ -176,18 +192,22 @@ def _parquet_batches(path: Path, chunk_rows: int) -> Iterator[Any]:
 CSV_BLOCK_BYTES = 4 << 20
 
 
-def _csv_batches(path: Path, chunk_rows: int) -> Iterator[Any]:
+def _csv_batches(path: Path, chunk_rows: int, spec: TableSpec) -> Iterator[Any]:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     # Tags as dictionaries (pandas category, polars Categorical: cheap to serialize), and the
-    # timestamp as UTC; the fields keep the types inferred from the first block.
-    types = {tag: pa.dictionary(pa.int32(), pa.string()) for tag in TAGS}
-    types[TIMESTAMP] = pa.timestamp("us", tz="UTC")
+    # timestamp as UTC; the fields keep the types inferred from the first block. An empty
+    # field is a null, of a tag too (strings_can_be_null), as polars and pandas read it.
+    types = {tag: pa.dictionary(pa.int32(), pa.string()) for tag in spec.tags}
+    types[spec.timestamp] = pa.timestamp("us", tz="UTC")
+    if spec.nullable:  # a block could hold only nulls of a field: its type must not be guessed
+        kinds = {"double": pa.float64(), "long": pa.int64()}
+        types |= {f: kinds[spec.kind(f)] for f in spec.fields}
     reader = pacsv.open_csv(
         path,
         read_options=pacsv.ReadOptions(block_size=CSV_BLOCK_BYTES),
-        convert_options=pacsv.ConvertOptions(column_types=types),
+        convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=True),
     )
     try:
         yield from reader
@@ -198,12 +218,25 @@ def _csv_batches(path: Path, chunk_rows: int) -> Iterator[Any]:
 _ARROW_BATCHES = {"parquet": _parquet_batches, "csv": _csv_batches}
 
 
-def _polars_csv_frames(path: Path, chunk_rows: int) -> Iterator[Any]:
+def _polars_overrides(spec: TableSpec) -> dict[str, Any]:
+    """Tags as Categorical; with nulls possible, the fields' types too (never guessed)."""
     import polars as pl
 
-    lazy = pl.scan_csv(path, schema_overrides={tag: pl.Categorical for tag in TAGS})
+    overrides = {tag: pl.Categorical for tag in spec.tags}
+    if spec.nullable:
+        kinds = {"double": pl.Float64, "long": pl.Int64}
+        overrides |= {f: kinds[spec.kind(f)] for f in spec.fields}
+    return overrides
+
+
+def _polars_csv_frames(path: Path, chunk_rows: int, spec: TableSpec) -> Iterator[Any]:
+    import polars as pl
+
+    lazy = pl.scan_csv(path, schema_overrides=_polars_overrides(spec))
     lazy = lazy.with_columns(
-        pl.col(TIMESTAMP).str.to_datetime(CSV_TIMESTAMP_FORMAT, time_unit="us", time_zone="UTC")
+        pl.col(spec.timestamp).str.to_datetime(
+            CSV_TIMESTAMP_FORMAT, time_unit="us", time_zone="UTC"
+        )
     )
     yield from lazy.collect_batches(chunk_size=chunk_rows)
 
@@ -248,13 +281,26 @@ def _from_arrow(table: Any, library: str) -> Any:
         import polars as pl
 
         return pl.from_arrow(table, rechunk=False)
-    return table.to_pandas()
+    return arrow_to_pandas(table)
 
 
-def _pandas_parquet(path: Path, offset: int, length: int | None):
+def arrow_to_pandas(table: Any):
+    """An Arrow table as pandas; an integer column with nulls as a nullable integer (plain
+    to_pandas() makes it float64, and QuestDB would then take DOUBLE values for a LONG column)."""
+    import pyarrow as pa
+
+    ints = [f.name for f in table.schema if pa.types.is_integer(f.type)]
+    if not any(table.column(name).null_count for name in ints):
+        return table.to_pandas()
+    return table.to_pandas(types_mapper=_nullable_int_dtype)
+
+
+def _pandas_parquet(path: Path, offset: int, length: int | None, spec: TableSpec):
     import pyarrow.parquet as pq
 
     if offset == 0 and length is None:
+        if spec.nullable:
+            return arrow_to_pandas(pq.read_table(path))
         import pandas as pd
 
         return pd.read_parquet(path, engine="pyarrow")
@@ -269,24 +315,27 @@ def _pandas_parquet(path: Path, offset: int, length: int | None):
             first_row = row if first_row is None else first_row
         row += n
     table = pf.read_row_groups(groups).slice(offset - (first_row or 0), end - offset)
-    return table.to_pandas()
+    return arrow_to_pandas(table)
 
 
-def _pandas_csv(path: Path, offset: int, length: int | None):
+def _pandas_csv(path: Path, offset: int, length: int | None, spec: TableSpec):
     import pandas as pd
 
     # Tags as strings: "category" would infer integer categories for rack and service ("0".."99").
-    dtypes = {tag: "str" for tag in TAGS}
+    dtypes: dict[str, str] = {tag: "str" for tag in spec.tags}
+    if spec.nullable:  # an integer field with empty cells: nullable, not float64
+        dtypes |= {f: {"double": "float64", "long": "Int64"}[spec.kind(f)] for f in spec.fields}
+    ts = [spec.timestamp]
     if offset == 0 and length is None:
-        return pd.read_csv(path, engine="pyarrow", dtype=dtypes, parse_dates=[TIMESTAMP])
+        return pd.read_csv(path, engine="pyarrow", dtype=dtypes, parse_dates=ts)
     # The pyarrow engine cannot skip rows; the C engine can.
     frame = pd.read_csv(
-        path, dtype=dtypes, skiprows=range(1, offset + 1), nrows=length, parse_dates=[TIMESTAMP]
+        path, dtype=dtypes, skiprows=range(1, offset + 1), nrows=length, parse_dates=ts
     )
     return frame
 
 
-def _polars_parquet(path: Path, offset: int, length: int | None):
+def _polars_parquet(path: Path, offset: int, length: int | None, spec: TableSpec):
     import polars as pl
 
     if offset == 0 and length is None:
@@ -294,17 +343,19 @@ def _polars_parquet(path: Path, offset: int, length: int | None):
     return pl.scan_parquet(path).slice(offset, length).collect()
 
 
-def _polars_csv(path: Path, offset: int, length: int | None):
+def _polars_csv(path: Path, offset: int, length: int | None, spec: TableSpec):
     import polars as pl
 
     # An explicit timestamp format parses about 1.5x faster than try_parse_dates' inference.
     return pl.read_csv(
         path,
-        schema_overrides={tag: pl.Categorical for tag in TAGS},
+        schema_overrides=_polars_overrides(spec),
         skip_rows_after_header=offset,
         n_rows=length,
     ).with_columns(
-        pl.col(TIMESTAMP).str.to_datetime(CSV_TIMESTAMP_FORMAT, time_unit="us", time_zone="UTC")
+        pl.col(spec.timestamp).str.to_datetime(
+            CSV_TIMESTAMP_FORMAT, time_unit="us", time_zone="UTC"
+        )
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import threading
 import time
@@ -135,7 +136,8 @@ def _client_cpu() -> float:
 def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any]:
     """One timed ingestion into a freshly created table."""
     method = METHODS[job.variant.method]()
-    recreate_table(job.qdb, job.table, field_type, job.dedup)
+    for part in job.tables:
+        recreate_table(job.qdb, part.spec, dedup=job.dedup)
     server_cpu0, cpu0 = job.qdb.cpu_seconds(), _client_cpu()
     clock = Clock()
     with Heartbeat(f"{job.variant.name} repeat {index}", clock, bar):
@@ -143,11 +145,14 @@ def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any
             started = time.perf_counter()  # before the clock's start: elapsed spans every lap
             clock.restart()
             state = method.send_pass(job, clock)
-            wait_visible(job.qdb, job.table, job.rows)
+            for part in job.tables:
+                wait_visible(job.qdb, part.spec.table, part.rows)
             clock.lap("visible")
             elapsed = time.perf_counter() - started
         cpu1, server_cpu1 = _client_cpu(), job.qdb.cpu_seconds()
-        table_bytes = disk_bytes(job.qdb, job.table)  # after the CPU readings: not charged
+        # After the CPU readings: not charged.
+        sizes = [disk_bytes(job.qdb, part.spec.table) for part in job.tables]
+        table_bytes = None if None in sizes else sum(sizes)
         # The serialize pass runs apart, after the phases of end_to_end (ingestbench.ingest.timing),
         # so client CPU and peak RSS exclude it.
         clock.current = "serialize (the separate pass)"
@@ -177,6 +182,8 @@ def run_variant(
     job: Job, dataset: dict[str, Any], field_type: str, repeats: int, warmup_rows: int = 0
 ) -> dict:
     """An untimed warm-up (unless warmup_rows is 0), then all repeats; the run-file document."""
+    if not job.parts:  # the cpu table's fields are of the dataset's type
+        job = dataclasses.replace(job, field_type=field_type)
     import_libraries(job.variant.library)
     warmup = warm_up(job, field_type, warmup_rows, dataset.get("rows") or job.rows)
     results = []

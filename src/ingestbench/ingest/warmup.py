@@ -41,10 +41,15 @@ def warmup_method(variant: Variant) -> str:
 
 
 def _dataframe_prefix(job: Job) -> None:
-    """One dataframe() call with the first job.rows rows of the file, read with pandas."""
-    frame = to_pandas(read_frame(job.path, "pandas", job.variant.format, 0, job.rows))
+    """One dataframe() call per table with its first rows, read with pandas."""
+    fmt = job.variant.format
+    frames = [
+        (part.spec, to_pandas(read_frame(part.path, "pandas", fmt, 0, part.rows, spec=part.spec)))
+        for part in job.tables
+    ]
     with client_errors(job, "warming up"), Sender.from_conf(job.conf()) as sender:
-        dataframe_into(sender, frame, job)
+        for spec, frame in frames:
+            dataframe_into(sender, frame, spec)
         sender.flush()
 
 
@@ -58,21 +63,22 @@ def warm_up(job: Job, field_type: str, rows: int, dataset_rows: int) -> dict[str
     if rows <= 0:
         return None
     method = warmup_method(job.variant)
-    if method == job.variant.method:
-        warm_job = dataclasses.replace(job, rows=rows)
-    else:  # the row loops and server methods: dataframe() over the same transport
-        path, fmt = job.path, job.variant.format
+    warm_job = job.with_rows(rows)
+    if method != job.variant.method:  # the row loops and server methods: dataframe() over the
+        fmt = job.variant.format  # same transport
         if fmt not in DATAFRAME_FORMATS:  # the ILP text: from the Parquet every dataset has
-            path, fmt = path.with_suffix(".parquet"), "parquet"
+            fmt = "parquet"
         variant = Variant("pandas", "dataframe", fmt, job.variant.transport)
-        warm_job = dataclasses.replace(job, variant=variant, path=path, rows=rows)
-    recreate_table(job.qdb, job.table, field_type, job.dedup)
+        warm_job = dataclasses.replace(warm_job.in_format(fmt), variant=variant)
+    for part in job.tables:
+        recreate_table(job.qdb, part.spec, dedup=job.dedup)
     t0 = time.perf_counter()
     if method == job.variant.method:
         METHODS[method]().send_pass(warm_job, Clock())
     else:
         _dataframe_prefix(warm_job)
-    wait_visible(job.qdb, job.table, rows)
+    for part in warm_job.tables:
+        wait_visible(job.qdb, part.spec.table, part.rows)
     seconds = time.perf_counter() - t0
     log.info("warm-up: %d rows with %s in %.3f s (%.0f rows/s, untimed)", rows, method,
              seconds, rows / seconds)  # fmt: skip

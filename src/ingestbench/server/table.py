@@ -5,23 +5,37 @@ from __future__ import annotations
 import time
 
 from ingestbench.server.process import QuestDB, QuestDBError
-from ingestbench.tsbs.columns import COLUMNS, FIELDS, TAGS, TIMESTAMP  # noqa: F401 (COLUMNS: re-exported)
+from ingestbench.tsbs.columns import (  # noqa: F401 (COLUMNS, FIELDS, TAGS: re-exported)
+    COLUMNS,
+    FIELDS,
+    TAGS,
+    TableSpec,
+    cpu_spec,
+)
+
+_SQL_TYPES = {"double": "DOUBLE", "long": "LONG"}
 
 
-def create_table_sql(table: str, field_type: str = "double", dedup: bool = False) -> str:
-    """10 SYMBOL tags, 10 DOUBLE or LONG fields, designated timestamp, daily partitions, WAL; with
-    `dedup`, upsert keys of the timestamp and every tag (a row sent again replaces its twin)."""
-    sql_type = {"double": "DOUBLE", "long": "LONG"}[field_type]
-    cols = [f"{t} SYMBOL" for t in TAGS] + [f"{f} {sql_type}" for f in FIELDS]
-    cols.append(f"{TIMESTAMP} TIMESTAMP")
-    sql = f"CREATE TABLE {table} ({', '.join(cols)}) TIMESTAMP({TIMESTAMP}) PARTITION BY DAY WAL"
-    return sql + (f" DEDUP UPSERT KEYS({', '.join((TIMESTAMP, *TAGS))})" if dedup else "")
+def create_table_sql(
+    table: str | TableSpec, field_type: str = "double", dedup: bool = False
+) -> str:
+    """SYMBOL tags, DOUBLE or LONG fields, designated timestamp, daily partitions, WAL; with
+    `dedup`, upsert keys of the timestamp and every tag (a row sent again replaces its twin).
+    `table` is a spec, or the name of a cpu table whose fields are all `field_type`."""
+    spec = cpu_spec(field_type, table) if isinstance(table, str) else table
+    cols = [f"{t} SYMBOL" for t in spec.tags]
+    cols += [f"{f} {_SQL_TYPES[k]}" for f, k in zip(spec.fields, spec.kinds, strict=True)]
+    ts = spec.timestamp
+    cols.append(f"{ts} TIMESTAMP")
+    sql = f"CREATE TABLE {spec.table} ({', '.join(cols)}) TIMESTAMP({ts}) PARTITION BY DAY WAL"
+    return sql + (f" DEDUP UPSERT KEYS({', '.join((ts, *spec.tags))})" if dedup else "")
 
 
 def recreate_table(
-    qdb: QuestDB, table: str, field_type: str = "double", dedup: bool = False
+    qdb: QuestDB, table: str | TableSpec, field_type: str = "double", dedup: bool = False
 ) -> None:
-    qdb.sql(f"DROP TABLE IF EXISTS {table}")
+    name = table if isinstance(table, str) else table.table
+    qdb.sql(f"DROP TABLE IF EXISTS {name}")
     qdb.sql(create_table_sql(table, field_type, dedup))
 
 

@@ -1,7 +1,10 @@
-"""The TSBS cpu dataset's columns: the one list the generator, the table, the readers and the
-validation all follow. Light on purpose (no imports), so anything may import it."""
+"""The TSBS tables' columns: the one list the generators, the tables, the readers and the
+validation all follow. Light on purpose (the standard library only), so anything may import it."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
 
 #: Tags (QuestDB SYMBOL), hostname first, in TSBS order.
 TAGS: tuple[str, ...] = (
@@ -33,3 +36,72 @@ FIELDS: tuple[str, ...] = (
 TIMESTAMP = "timestamp"
 #: Every column in file and table order.
 COLUMNS: tuple[str, ...] = (*TAGS, *FIELDS, TIMESTAMP)
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """One table of a dataset: its default name, tags (SYMBOL), fields and their kinds
+    ("double" or "long"), and the designated timestamp. The cpu use case has one, iot two."""
+
+    table: str
+    tags: tuple[str, ...]
+    fields: tuple[str, ...]
+    kinds: tuple[str, ...]  # per field: "double" (DOUBLE) or "long" (LONG)
+    timestamp: str = TIMESTAMP
+    nullable: bool = False  # tags and fields may be null (iot); the cpu table has no null
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return (*self.tags, *self.fields, self.timestamp)
+
+    def kind(self, field: str) -> str:
+        return self.kinds[self.fields.index(field)]
+
+
+def cpu_spec(field_type: str = "double", table: str = "cpu") -> TableSpec:
+    """The TSBS cpu table; `field_type` is the kind of every field."""
+    return TableSpec(table, TAGS, FIELDS, (field_type,) * len(FIELDS))
+
+
+#: The TSBS iot use case: trucks, each with these tags in both tables (TSBS's iot/truck.go).
+IOT_TAGS: tuple[str, ...] = (
+    "name",
+    "fleet",
+    "driver",
+    "model",
+    "device_version",
+    "load_capacity",
+    "fuel_capacity",
+    "nominal_fuel_consumption",
+)
+#: Where each truck is and how it moves (TSBS's iot/readings.go).
+READINGS = TableSpec(
+    "readings",
+    IOT_TAGS,
+    ("latitude", "longitude", "elevation", "velocity", "heading", "grade", "fuel_consumption"),
+    ("double",) * 7,
+    nullable=True,
+)
+#: Its state (TSBS's iot/diagnostics.go): status is an integer.
+DIAGNOSTICS = TableSpec(
+    "diagnostics",
+    IOT_TAGS,
+    ("fuel_state", "current_load", "status"),
+    ("double", "double", "long"),
+    nullable=True,
+)
+#: The use cases; iot's tables in the order TSBS emits them within an epoch.
+USE_CASES: tuple[str, ...] = ("cpu", "iot")
+IOT_TABLES: tuple[TableSpec, ...] = (READINGS, DIAGNOSTICS)
+
+
+def use_case_tables(
+    use_case: str = "cpu", field_type: str = "double", table: str = "cpu"
+) -> tuple[TableSpec, ...]:
+    """The tables of a dataset: iot's two, or the one cpu table (named `table`)."""
+    return IOT_TABLES if use_case == "iot" else (cpu_spec(field_type, table),)
+
+
+def table_file(dataset_path: Path | str, spec: TableSpec) -> Path:
+    """One table's file in a dataset of several tables: ``<name>.<fmt>/<table>.<fmt>``."""
+    return Path(dataset_path) / f"{spec.table}{Path(dataset_path).suffix}"

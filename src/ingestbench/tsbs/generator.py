@@ -90,6 +90,18 @@ def generate(
         ) from None
 
     name = params.name
+    if params.use_case == "iot":
+        from ingestbench.tsbs.iot_files import generate_iot
+
+        log.info("generating %s (%d points, two tables) into %s as %s", name, params.rows,
+                 out_dir, ", ".join(formats))  # fmt: skip
+        bar = _Progress(params.epochs, name, progress)
+        try:
+            doc = generate_iot(params, out_dir, formats, bar, chunk_rows)
+        finally:
+            bar.close()
+        log.info("wrote %s: %s rows", name, doc["rows"])
+        return doc
     finals = {fmt: out_dir / f"{name}.{fmt}" for fmt in formats}
     finals["manifest"] = out_dir / f"{name}.manifest.json"
     log.info(

@@ -47,11 +47,15 @@ def manifest(params: DatasetParams, files: dict) -> dict:
         "order": "in order" if params.lag_ns is None else "shuffled within the lag",
         "columns": column_schema(params.field_type),
         "files": files,
-        "generator": {
-            "module": "ingestbench.tsbs",
-            "version": GENERATOR_VERSION,
-            "ingestbench": _package_version(),
-            "numpy": np.__version__,
-            "pyarrow": pa.__version__,
-        },
+        "generator": generator_info(),
+    }
+
+
+def generator_info() -> dict[str, Any]:
+    return {
+        "module": "ingestbench.tsbs",
+        "version": GENERATOR_VERSION,
+        "ingestbench": _package_version(),
+        "numpy": np.__version__,
+        "pyarrow": pa.__version__,
     }

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ingestbench.errors import UserError
+from ingestbench.tsbs.columns import USE_CASES
 
 log = logging.getLogger(__name__)
 
@@ -105,8 +106,24 @@ class DatasetParams:
     field_type: str = "double"
     out_of_order_lag_s: float | None = None
     dedup: bool = False
+    use_case: str = "cpu"  # or "iot": trucks, two tables, nulls and late rows of its own
 
     def __post_init__(self) -> None:
+        if self.use_case not in USE_CASES:
+            raise GeneratorError(
+                f"unknown use case {self.use_case!r}: set datasets[].use_case (or --use-case) "
+                f"to {' or '.join(map(repr, USE_CASES))}."
+            )
+        if self.use_case == "iot":
+            clash = [k for k, on in (("field_type: long", self.field_type != "double"),
+                                     ("out_of_order", self.out_of_order_lag_s is not None),
+                                     ("dedup", self.dedup)) if on]  # fmt: skip
+            if clash:
+                raise GeneratorError(
+                    f"an iot dataset takes no {clash[0]} (its fields have TSBS's types and its "
+                    f"late rows come from TSBS's own chances): drop it from that dataset, or "
+                    f"use it on a cpu dataset."
+                )
         positive_int(self.scale, "scale", "scale", "--scale")
         positive_int(self.epochs, "epochs", "epochs", "--epochs")
         if (
@@ -162,7 +179,9 @@ class DatasetParams:
     # -- derived values
     @property
     def rows(self) -> int:
-        return self.scale * self.epochs
+        """The rows of a cpu dataset; of an iot one, the points simulated (both tables): TSBS
+        then drops about a tenth, and the manifest records the rows written."""
+        return self.scale * self.epochs * (2 if self.use_case == "iot" else 1)
 
     @property
     def interval_ns(self) -> int:
@@ -184,7 +203,7 @@ class DatasetParams:
     @property
     def name(self) -> str:
         """E.g. ``cpu-s4000-e250-seed42``, ``cpu-s4000-e250-seed42-long-ooo30s-dedup``."""
-        parts = [f"cpu-s{self.scale}-e{self.epochs}-seed{self.seed}"]
+        parts = [f"{self.use_case}-s{self.scale}-e{self.epochs}-seed{self.seed}"]
         if self.field_type == "long":
             parts.append("long")
         if self.lag_ns is not None:
@@ -211,6 +230,7 @@ class DatasetParams:
             "field_type": self.field_type,
             "out_of_order_lag_s": self.out_of_order_lag_s,
             **({"dedup": True} if self.dedup else {}),  # absent: manifests before it stay valid
+            **({"use_case": self.use_case} if self.use_case != "cpu" else {}),  # the same
         }
 
     @classmethod
@@ -231,6 +251,7 @@ class DatasetParams:
             "field_type",
             "out_of_order",
             "dedup",
+            "use_case",
         }
         unknown = sorted(set(d) - known - {"label", "formats"})
         if unknown:
@@ -282,6 +303,7 @@ class DatasetParams:
             field_type=d.get("field_type") or "double",
             out_of_order_lag_s=lag,
             dedup=d.get("dedup", False),
+            use_case=d.get("use_case") or "cpu",
         )
 
 

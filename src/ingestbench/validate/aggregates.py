@@ -19,7 +19,7 @@ from ingestbench.errors import UserError
 from ingestbench.files import write_json_atomic
 from ingestbench.results.records import SCHEMA_VERSION
 from ingestbench.server.process import QuestDB
-from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP
+from ingestbench.tsbs.columns import TableSpec, cpu_spec, table_file, use_case_tables
 from ingestbench.validate.sql import (
     check_name,
     duck,
@@ -51,20 +51,34 @@ def unwrap(aggregates: dict[str, Any]) -> dict[str, Any]:
     return aggregates.get("aggregates", aggregates)
 
 
-def _field_aggregates(values, integer: dict[str, bool]) -> dict[str, dict[str, Any]]:
-    """{field: type, sum, min, max} from one row of (sum, min, max) per field, in FIELDS order."""
+def _field_aggregates(
+    values, integer: dict[str, bool], fields: tuple[str, ...]
+) -> dict[str, dict[str, Any]]:
+    """{field: type, sum, min, max} from one row of (sum, min, max) per field, in `fields` order."""
     return {
         f: {"type": "long" if integer[f] else "double", "sum": number(values[3 * i]),
             "min": number(values[3 * i + 1]), "max": number(values[3 * i + 2])}
-        for i, f in enumerate(FIELDS)
+        for i, f in enumerate(fields)
     }  # fmt: skip
 
 
+def _per_key(rows) -> dict[str, int]:
+    """Rows per value of the first tag (hostname, truck name); a null one under "null"."""
+    return {("null" if k is None else k): int(n)
+            for k, n in sorted(rows, key=lambda r: (r[0] is None, r[0] or ""))}  # fmt: skip
+
+
 def expected_aggregates(
-    parquet: Path, limit: int | None = None, limits: dict[str, Any] | None = None
+    parquet: Path,
+    limit: int | None = None,
+    limits: dict[str, Any] | None = None,
+    spec: TableSpec | None = None,
 ) -> dict[str, Any]:
-    """The aggregates of the dataset (or of its first `limit` rows in file order), by DuckDB."""
-    parquet = Path(parquet)
+    """The aggregates of the table's file (or of its first `limit` rows in file order), by
+    DuckDB; the cpu table's by default. A null field is left out of sum, min and max, as QuestDB
+    leaves it out (NaN too: QuestDB stores a null DOUBLE as NaN)."""
+    parquet, spec = Path(parquet), spec or cpu_spec()
+    tags, fields, ts = spec.tags, spec.fields, spec.timestamp
     con = duck(**(limits or {}))
     try:
         src = source_relation(parquet, limit)
@@ -72,58 +86,64 @@ def expected_aggregates(
         types = {name: str(t) for name, t, *_ in con.execute("DESCRIBE src").fetchall()}
     except duckdb.Error as exc:
         raise unreadable(parquet, exc) from None
-    missing = [c for c in (*TAGS, *FIELDS, TIMESTAMP) if c not in types]
+    missing = [c for c in spec.columns if c not in types]
     if missing:
         raise UserError(
-            f"{parquet} lacks the columns {', '.join(missing)}; it is not a TSBS cpu dataset of "
-            f"this workflow: delete it and rerun."
+            f"{parquet} lacks the columns {', '.join(missing)}; it is not a TSBS {spec.table} "
+            f"table of this workflow: delete it and rerun."
         )
     agg: dict[str, Any] = {}
-    ts_us = epoch_us(TIMESTAMP, types[TIMESTAMP])
+    ts_us = epoch_us(ts, types[ts])
     row_count, first, last = con.execute(
         f"SELECT count(*), min({ts_us}), max({ts_us}) FROM src"
     ).fetchone()
     agg["row_count"] = int(row_count)
-    hosts = con.execute("SELECT hostname::VARCHAR, count(*) FROM src GROUP BY 1").fetchall()
-    agg["rows_per_host"] = {h: int(n) for h, n in sorted(hosts, key=lambda r: (r[0] is None, r[0]))}
+    keys = con.execute(f"SELECT {tags[0]}::VARCHAR, count(*) FROM src GROUP BY 1").fetchall()
+    agg["rows_per_host"] = _per_key(keys)
     agg["first_ts"], agg["last_ts"] = iso_us(first), iso_us(last)
     exprs = []
-    for f in FIELDS:
-        total = f"sum({f})" if is_integer_type(types[f]) else f"fsum({f})"  # fsum: Kahan
-        exprs += [total, f"min({f})", f"max({f})"]
+    for f in fields:
+        if is_integer_type(types[f]):
+            exprs += [f"sum({f})", f"min({f})", f"max({f})"]
+        else:
+            v = f"(CASE WHEN isnan({f}) THEN NULL ELSE {f} END)" if spec.nullable else f
+            exprs += [f"fsum({v})", f"min({v})", f"max({v})"]  # fsum: Kahan
     values = con.execute(f"SELECT {', '.join(exprs)} FROM src").fetchone()
-    agg["fields"] = _field_aggregates(values, {f: is_integer_type(types[f]) for f in FIELDS})
+    integer = {f: is_integer_type(types[f]) for f in fields}
+    agg["fields"] = _field_aggregates(values, integer, fields)
     agg["tags"] = {}
-    for t in TAGS:
+    for t in tags:
         distinct = con.execute(f"SELECT DISTINCT {t}::VARCHAR FROM src").fetchall()
         agg["tags"][t] = _tag_summary([v for (v,) in distinct])
     con.close()
     return agg
 
 
-def questdb_aggregates(qdb: QuestDB, table: str) -> dict[str, Any]:
-    """The same aggregates as `expected_aggregates`, by SQL over QuestDB (after wait_wal_table)."""
-    t = check_name(table)
+def questdb_aggregates(qdb: QuestDB, table: str, spec: TableSpec | None = None) -> dict[str, Any]:
+    """The same aggregates as `expected_aggregates`, by SQL over QuestDB (after wait_wal_table),
+    of `table` holding the rows of `spec` (the cpu table by default)."""
+    t, spec = check_name(table), spec or cpu_spec()
+    tags, fields, ts = spec.tags, spec.fields, spec.timestamp
     types = {
         name: str(typ)
         for name, typ in qdb.rows(f"SELECT \"column\", type FROM table_columns('{t}')")
     }
     agg: dict[str, Any] = {}
     row_count, first, last = qdb.rows(
-        f"SELECT count(), cast(min({TIMESTAMP}) AS long), cast(max({TIMESTAMP}) AS long) FROM {t}"
+        f"SELECT count(), cast(min({ts}) AS long), cast(max({ts}) AS long) FROM {t}"
     )[0]
     agg["row_count"] = int(row_count)
-    hosts = qdb.rows(f"SELECT hostname, count() FROM {t} GROUP BY hostname")
-    agg["rows_per_host"] = {h: int(n) for h, n in sorted(hosts, key=lambda r: (r[0] is None, r[0]))}
+    keys = qdb.rows(f"SELECT {tags[0]}, count() FROM {t} GROUP BY {tags[0]}")
+    agg["rows_per_host"] = _per_key(keys)
     agg["first_ts"], agg["last_ts"] = iso_us(first), iso_us(last)
-    integer = {f: is_integer_type(types.get(f, "DOUBLE")) for f in FIELDS}
+    integer = {f: is_integer_type(types.get(f, "DOUBLE")) for f in fields}
     exprs = []
-    for f in FIELDS:
+    for f in fields:
         exprs += [f"sum({f})" if integer[f] else f"ksum({f})", f"min({f})", f"max({f})"]
     values = qdb.rows(f"SELECT {', '.join(exprs)} FROM {t}")[0]
-    agg["fields"] = _field_aggregates(values, integer)
+    agg["fields"] = _field_aggregates(values, integer, fields)
     agg["tags"] = {}
-    for tag in TAGS:
+    for tag in tags:
         distinct = qdb.rows(f"SELECT DISTINCT {tag} FROM {t}")
         agg["tags"][tag] = _tag_summary([v for (v,) in distinct])
     return agg
@@ -133,9 +153,16 @@ def write_expected(parquet: Path, output: Path, dataset: str | None = None) -> d
     """Rule `expected`: the aggregates of the whole dataset as results/expected/<dataset>.json."""
     parquet = Path(parquet)
     log.info("computing the expected aggregates of %s", parquet)
-    agg = expected_aggregates(parquet)
     data = {"schema_version": SCHEMA_VERSION, "dataset": dataset or parquet.stem,
-            "source": str(parquet), "aggregates": agg}  # fmt: skip
+            "source": str(parquet)}  # fmt: skip
+    if parquet.is_dir():  # a dataset of several tables (iot): a file and aggregates per table
+        tables = {spec.table: expected_aggregates(table_file(parquet, spec), spec=spec)
+                  for spec in use_case_tables("iot")}  # fmt: skip
+        data["tables"] = tables
+        rows = sum(agg["row_count"] for agg in tables.values())
+    else:
+        data["aggregates"] = expected_aggregates(parquet)
+        rows = data["aggregates"]["row_count"]
     write_json_atomic(output, data)
-    log.info("wrote %s (%d rows)", output, agg["row_count"])
+    log.info("wrote %s (%d rows)", output, rows)
     return data

@@ -1,7 +1,8 @@
 """Row for row: the source rows (or their prefix) against the export, both ways, in DuckDB.
 
 Types are normalised first: tags as VARCHAR, fields as DOUBLE (compared exactly), the timestamp
-as epoch microseconds in UTC.
+as epoch microseconds in UTC. In a table with nulls (iot) a NaN counts as a null: QuestDB stores
+a null DOUBLE as NaN and exports it as null, so the two cannot be told apart there.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 import duckdb
 
 from ingestbench.errors import UserError
-from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP
+from ingestbench.tsbs.columns import TIMESTAMP, TableSpec, cpu_spec
 from ingestbench.validate.sql import (
     duck,
     epoch_us,
@@ -23,11 +24,16 @@ from ingestbench.validate.sql import (
 )
 
 
-def _normalised_select(relation: str, types: dict[str, str]) -> str:
-    """Tags as VARCHAR, fields as DOUBLE (exact), the timestamp as epoch microseconds (UTC)."""
-    cols = [f"CAST({t} AS VARCHAR) AS {t}" for t in TAGS]
-    cols += [f"CAST({f} AS DOUBLE) AS {f}" for f in FIELDS]
-    cols.append(f"{epoch_us(TIMESTAMP, types[TIMESTAMP])} AS timestamp_us")
+def _normalised_select(relation: str, types: dict[str, str], spec: TableSpec) -> str:
+    """Tags as VARCHAR, fields as DOUBLE (exact; NaN as null where nulls are expected), the
+    timestamp as epoch microseconds (UTC)."""
+    cols = [f"CAST({t} AS VARCHAR) AS {t}" for t in spec.tags]
+    for f in spec.fields:
+        value = f"CAST({f} AS DOUBLE)"
+        if spec.nullable:
+            value = f"(CASE WHEN isnan({value}) THEN NULL ELSE {value} END)"
+        cols.append(f"{value} AS {f}")
+    cols.append(f"{epoch_us(spec.timestamp, types[spec.timestamp])} AS timestamp_us")
     return f"SELECT {', '.join(cols)} FROM {relation}"
 
 
@@ -46,6 +52,7 @@ def row_level_comparison(
     limit: int | None,
     max_differences: int,
     limits: dict[str, Any] | None = None,
+    spec: TableSpec | None = None,
 ) -> dict[str, Any]:
     """`EXCEPT ALL` both ways between the source rows (or their prefix) and the export.
 
@@ -54,6 +61,7 @@ def row_level_comparison(
     back to report them. Two different rows would have to collide for a difference to hide:
     odds of about n^2 / 2^65, 3e-8 for 1M rows.
     """
+    spec = spec or cpu_spec()
     con = duck(**(limits or {}))
     try:
         con.execute(
@@ -66,18 +74,18 @@ def row_level_comparison(
             exp_types = {n: str(t) for n, t, *_ in con.execute("DESCRIBE exp_raw").fetchall()}
         except duckdb.Error as exc:
             raise unreadable(export_parquet, exc) from None
-        needed = (*TAGS, *FIELDS, TIMESTAMP)
+        needed = spec.columns
         result: dict[str, Any] = {
             "columns_missing_in_export": [c for c in needed if c not in exp_types],
             "columns_unexpected_in_export": [c for c in exp_types if c not in needed],
-            "export_timestamp_type": exp_types.get(TIMESTAMP),
+            "export_timestamp_type": exp_types.get(spec.timestamp),
         }
         if result["columns_missing_in_export"]:
             return result
-        names = [*TAGS, *FIELDS, "timestamp_us"]
+        names = [*spec.tags, *spec.fields, "timestamp_us"]
         row_hash = f"hash({', '.join(names)})"
         for side, raw, types in (("src", "src_raw", src_types), ("exp", "exp_raw", exp_types)):
-            con.execute(f"CREATE TEMP VIEW {side} AS {_normalised_select(raw, types)}")
+            con.execute(f"CREATE TEMP VIEW {side} AS {_normalised_select(raw, types, spec)}")
             con.execute(f"CREATE TEMP TABLE {side}_h AS SELECT {row_hash} AS h FROM {side}")
         result["source_rows"] = con.execute("SELECT count(*) FROM src_h").fetchone()[0]
         result["export_rows"] = con.execute("SELECT count(*) FROM exp_h").fetchone()[0]
@@ -92,7 +100,7 @@ def row_level_comparison(
                 rows = con.execute(
                     f"SELECT DISTINCT {', '.join(names)} FROM {this} "
                     f"WHERE {row_hash} IN (SELECT h FROM {side}) "
-                    f"ORDER BY timestamp_us, hostname LIMIT {int(max_differences)}"
+                    f"ORDER BY timestamp_us, {spec.tags[0]} LIMIT {int(max_differences)}"
                 ).fetchall()
             result[f"first_{side}"] = _row_dicts(rows, names)
         return result

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ingestbench.results.records import SCHEMA_VERSION, RunFile, run_from_dict
-from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP
+from ingestbench.tsbs.columns import TableSpec, table_file, use_case_tables
 from ingestbench.validate.aggregates import expected_aggregates, unwrap
 from ingestbench.validate.rows import row_level_comparison
 
@@ -29,7 +29,11 @@ def _close(expected: Any, actual: Any, rel_tolerance: float) -> bool:
 
 
 def _aggregate_checks(
-    exp: dict[str, Any], act: dict[str, Any], rel_tolerance: float, max_differences: int
+    exp: dict[str, Any],
+    act: dict[str, Any],
+    rel_tolerance: float,
+    max_differences: int,
+    spec: TableSpec,
 ) -> list[dict[str, Any]]:
     checks = [_check("row_count", exp["row_count"] == act["row_count"], exp["row_count"],
                      act["row_count"])]  # fmt: skip
@@ -51,7 +55,7 @@ def _aggregate_checks(
     )  # fmt: skip
     for key in ("first_ts", "last_ts"):
         checks.append(_check(key, exp[key] == act[key], exp[key], act[key]))
-    for f in FIELDS:
+    for f in spec.fields:
         e, a = exp["fields"][f], act["fields"][f]
         checks.append(_check(f"field_sum:{f}", _close(e["sum"], a["sum"], rel_tolerance),
                              e["sum"], a["sum"]))  # fmt: skip
@@ -59,7 +63,7 @@ def _aggregate_checks(
             same = e[stat] == a[stat] or (e[stat] is not None and a[stat] is not None
                                           and float(e[stat]) == float(a[stat]))  # fmt: skip
             checks.append(_check(f"field_{stat}:{f}", same, e[stat], a[stat]))
-    for t in TAGS:
+    for t in spec.tags:
         e, a = exp["tags"][t], act["tags"][t]
         same = e["count"] == a["count"] and e["sha256"] == a["sha256"]
         detail = {}
@@ -88,26 +92,86 @@ def validate_run(
     is False if any check fails.
 
     `expected` holds the aggregates of the whole dataset; a run capped to its first N rows (N =
-    run.rows) is checked against the aggregates and rows of that prefix instead.
+    run.rows) is checked against the aggregates and rows of that prefix instead. A dataset of
+    several tables (iot) is checked table by table, each check named after its table
+    ("readings:row_count"), against the rows the run sent to each table.
     """
     if isinstance(run, dict):
         run = run_from_dict(run)
-    expected, actual = unwrap(expected), unwrap(actual)
-    dataset_name = run.dataset.name
-    run_rows = run.rows
+    use_case = run.dataset.extra.get("use_case", "cpu")
+    if use_case == "cpu":
+        tables = [(use_case_tables()[0], "", Path(dataset_parquet), unwrap(expected),
+                   unwrap(actual), Path(export_parquet), run.rows)]  # fmt: skip
+    else:
+        sent = run.extra.get("table_rows") or {}
+        tables = [(spec, f"{spec.table}:", table_file(dataset_parquet, spec),
+                   expected["tables"][spec.table], actual["tables"][spec.table],
+                   Path(export_parquet) / spec.table, sent.get(spec.table))
+                  for spec in use_case_tables(use_case)]  # fmt: skip
+    checks: list[dict[str, Any]] = []
+    first = {"missing_in_questdb": [], "unexpected_in_questdb": []}
+    differing: dict[str, Any] = {"missing": 0, "unexpected": 0}
+    limited, timestamp_types = [], {}
+    for spec, prefix, parquet, exp, act, export, rows in tables:
+        table_checks, table_first, table_differing, limit, ts_type = _table_checks(
+            spec, parquet, exp, act, export, rows, rel_tolerance, max_differences, limits
+        )
+        checks += [{**c, "name": prefix + c["name"]} for c in table_checks]
+        for key in first:
+            first[key] += [{**r, **({"table": spec.table} if prefix else {})}
+                           for r in table_first[key]]  # fmt: skip
+        for key in differing:
+            value = table_differing[key]
+            differing[key] = None if value is None or differing[key] is None else (
+                differing[key] + value)  # fmt: skip
+        limited.append(limit)
+        timestamp_types[spec.table] = ts_type
+    passed = all(c["passed"] for c in checks)
+    capped = [n for n in limited if n is not None]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "variant": run.variant.to_dict(),
+        "dataset": run.dataset.name,
+        "passed": passed,
+        "source_rows": "all"
+        if not capped
+        else f"first {min(capped)} in file order" + ("" if use_case == "cpu" else " of each table"),
+        "export_timestamp_type": next(iter(timestamp_types.values())),
+        "rel_tolerance": rel_tolerance,
+        "failed_checks": [c["name"] for c in checks if not c["passed"]],
+        "checks": checks,
+        "first_differences": first,
+        "differing_rows": differing,
+    }
+
+
+def _table_checks(
+    spec: TableSpec,
+    parquet: Path,
+    expected: dict[str, Any],
+    actual: dict[str, Any],
+    export: Path,
+    run_rows: int | None,
+    rel_tolerance: float,
+    max_differences: int,
+    limits: dict[str, Any] | None,
+) -> tuple[list[dict[str, Any]], dict[str, list], dict[str, Any], int | None, str | None]:
+    """One table's checks: (checks, first differing rows, differing counts, the row limit
+    of a capped run or None, the export's timestamp type)."""
     limit = None
     if run_rows is not None and int(run_rows) != expected["row_count"]:
         limit = int(run_rows)
-        log.info("run capped to %d rows: recomputing the expected aggregates of that prefix", limit)
-        expected = expected_aggregates(dataset_parquet, limit=limit, limits=limits)
+        log.info("%s: run capped to %d rows: recomputing the expected aggregates of that prefix",
+                 spec.table, limit)  # fmt: skip
+        expected = expected_aggregates(parquet, limit=limit, limits=limits, spec=spec)
     checks = []
     if limit is not None and expected["row_count"] != limit:
         checks.append(_check("run_rows", False, expected["row_count"], limit))
-    checks += _aggregate_checks(expected, actual, rel_tolerance, max_differences)
-    rows = row_level_comparison(dataset_parquet, export_parquet, limit, max_differences, limits)
+    checks += _aggregate_checks(expected, actual, rel_tolerance, max_differences, spec)
+    rows = row_level_comparison(parquet, export, limit, max_differences, limits, spec=spec)
     missing_cols = rows["columns_missing_in_export"]
     if missing_cols:
-        checks.append(_check("export_columns", False, [*TAGS, *FIELDS, TIMESTAMP],
+        checks.append(_check("export_columns", False, list(spec.columns),
                              list(rows.get("columns_unexpected_in_export", [])),
                              missing=missing_cols))  # fmt: skip
         checks.append(_check("row_level", False, {"missing": 0, "unexpected": 0},
@@ -126,18 +190,4 @@ def validate_run(
         )
         first = {"missing_in_questdb": rows["first_missing"],
                  "unexpected_in_questdb": rows["first_unexpected"]}  # fmt: skip
-    passed = all(c["passed"] for c in checks)
-    result = {
-        "schema_version": SCHEMA_VERSION,
-        "variant": run.variant.to_dict(),
-        "dataset": dataset_name,
-        "passed": passed,
-        "source_rows": "all" if limit is None else f"first {limit} in file order",
-        "export_timestamp_type": rows.get("export_timestamp_type"),
-        "rel_tolerance": rel_tolerance,
-        "failed_checks": [c["name"] for c in checks if not c["passed"]],
-        "checks": checks,
-        "first_differences": first,
-        "differing_rows": differing,
-    }
-    return result
+    return checks, first, differing, limit, rows.get("export_timestamp_type")

@@ -11,7 +11,8 @@ import contextlib
 import resource
 import time
 import warnings
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from ingestbench.ingest.pipeline import ChunkStream
 from ingestbench.ingest.readers import head, iter_frames, read_frame, to_pandas
 from ingestbench.ingest.timing import Clock
 from ingestbench.server.process import QuestDB
-from ingestbench.tsbs.columns import TAGS, TIMESTAMP
+from ingestbench.tsbs.columns import TableSpec, cpu_spec, table_file
 from ingestbench.variants import Variant
 
 # Each repeat connects fresh senders on purpose (a repeat is a whole ingestion), so the client's
@@ -37,9 +38,23 @@ class SendError(UserError):
     pass
 
 
+@dataclass(frozen=True)
+class TablePart:
+    """One table of a job: what it is (its spec, whose `table` is the name it lands in), the
+    file it is read from, and the rows to ingest into it."""
+
+    spec: TableSpec
+    path: Path
+    rows: int
+
+
 @dataclass
 class Job:
-    """Everything one ingestion needs; picklable, so process workers get it too."""
+    """Everything one ingestion needs; picklable, so process workers get it too.
+
+    A cpu job is one table (`table`, `path`, `rows`); a job of a use case with several tables
+    (iot) lists them in `parts`, `path` is then the directory of their files and `rows` the sum.
+    """
 
     qdb: QuestDB
     table: str
@@ -48,9 +63,35 @@ class Job:
     rows: int  # rows to ingest: the dataset's, or the cap of the `rows` method
     protocol_version: int = 2
     dedup: bool = False  # the table keeps no duplicate (DEDUP UPSERT KEYS)
+    field_type: str = "double"  # of the cpu table's fields (its DDL)
+    parts: tuple[TablePart, ...] = ()  # the tables of a multi-table use case
 
     def conf(self, **extra: Any) -> str:
         return self.qdb.ilp_conf(self.variant.transport, self.protocol_version, **extra)
+
+    @property
+    def tables(self) -> tuple[TablePart, ...]:
+        """The tables this job fills, in the order they are read."""
+        if self.parts:
+            return self.parts
+        return (TablePart(cpu_spec(self.field_type, self.table), Path(self.path), self.rows),)
+
+    def in_format(self, fmt: str) -> Job:
+        """The same job reading the dataset's files of format `fmt` instead."""
+        path = Path(self.path).with_suffix(f".{fmt}")
+        parts = tuple(replace(p, path=table_file(path, p.spec)) for p in self.parts)
+        return replace(self, path=path, parts=parts)
+
+    def with_rows(self, rows: int) -> Job:
+        """The same job on the first `rows` rows (shared over the tables, in their order)."""
+        if not self.parts:
+            return replace(self, rows=rows)
+        parts, left = [], rows
+        for i, part in enumerate(self.parts):
+            share = min(part.rows, -(-left // (len(self.parts) - i)))
+            parts.append(replace(part, rows=share))
+            left -= share
+        return replace(self, parts=tuple(parts), rows=sum(p.rows for p in parts))
 
 
 _CONNECTION_ERRORS = {"CouldNotResolveAddr", "SocketError", "ConnectTimeout", "HandshakeError"}
@@ -82,16 +123,42 @@ def client_errors(job: Job, doing: str):
         ) from None
 
 
-def read_whole(job: Job):
-    """The whole file (or the capped prefix of the `rows` method) in the variant's library."""
-    return head(read_frame(job.path, job.variant.library, job.variant.format), job.rows)
+def read_whole(job: Job, part: TablePart | None = None):
+    """The whole file of one table (or the capped prefix of the `rows` method) in the variant's
+    library; the job's only table by default."""
+    part = part or job.tables[0]
+    return head(read_frame(part.path, job.variant.library, job.variant.format, spec=part.spec),
+                part.rows)  # fmt: skip
+
+
+def iter_parts(job: Job) -> Iterator[tuple[TableSpec, Any]]:
+    """(spec, frame) chunks of every table of the job, one chunk of each table in turn (as a
+    client holding several tables' frames would send them), each table in file order."""
+    streams = [_table_chunks(job, part) for part in job.tables]
+    try:
+        while streams:
+            for stream in list(streams):
+                item = next(stream, None)
+                if item is None:
+                    streams.remove(stream)
+                else:
+                    yield item
+    finally:
+        for stream in streams:
+            stream.close()
+
+
+def _table_chunks(job: Job, part: TablePart) -> Iterator[tuple[TableSpec, Any]]:
+    v = job.variant
+    for frame in iter_frames(part.path, v.library, v.format, v.chunk_rows, part.rows,
+                             spec=part.spec):  # fmt: skip
+        yield part.spec, frame
 
 
 def stream_chunks(job: Job, clock: Clock, convert) -> ChunkStream:
-    """The variant's file as converted chunks, read ahead on a thread (timed as read/convert)."""
-    v = job.variant
-    frames = iter_frames(job.path, v.library, v.format, v.chunk_rows, job.rows)
-    return ChunkStream(frames, convert, clock)
+    """The variant's files as (spec, converted chunk) pairs, read ahead on a thread (timed as
+    read/convert)."""
+    return ChunkStream(iter_parts(job), lambda item: (item[0], convert(item[1])), clock)
 
 
 class Busy:
@@ -113,8 +180,8 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def dataframe_into(target, frame, job: Job) -> None:
-    target.dataframe(frame, table_name=job.table, symbols=list(TAGS), at=TIMESTAMP)
+def dataframe_into(target, frame, spec: TableSpec) -> None:
+    target.dataframe(frame, table_name=spec.table, symbols=list(spec.tags), at=spec.timestamp)
 
 
 def row_ranges(n_rows: int, parts: int) -> list[tuple[int, int]]:
@@ -123,32 +190,38 @@ def row_ranges(n_rows: int, parts: int) -> list[tuple[int, int]]:
     return [(o, min(step, n_rows - o)) for o in range(0, n_rows, step)]
 
 
-def serialized_bytes(job: Job, frame, into=dataframe_into) -> int:
-    """ILP bytes of `frame` serialized by `into` into a fresh buffer (nothing is sent)."""
+def serialized_bytes(job: Job, frames, into=dataframe_into) -> int:
+    """ILP bytes of the (spec, frame) pairs serialized by `into` into a fresh buffer (nothing
+    is sent)."""
     with Sender.from_conf(job.conf()) as sender:  # connects, sends nothing
         buf = sender.new_buffer()
-        into(buf, frame, job)
+        for spec, frame in frames:
+            into(buf, frame, spec)
         return len(buf)
 
 
 class Method:
     """Base: read, convert, send. Streamed (the default) chunk by chunk with reading on a thread
-    of its own, or, with chunk_rows null, the whole file in one go. Subclasses change the send."""
+    of its own, or, with chunk_rows null, each table's whole file in one go. Subclasses change
+    the send. One sender writes every table of the job."""
 
     def send_pass(self, job: Job, clock: Clock) -> Any:
         if job.variant.chunk_rows is not None:
             return self.stream_pass(job, clock)
-        frame = read_whole(job)
-        clock.lap("read")
-        frame = self.convert(frame)
-        clock.lap("convert")
+        frames = []
+        for part in job.tables:
+            frame = read_whole(job, part)
+            clock.lap("read")
+            frames.append((part.spec, self.convert(frame)))
+            clock.lap("convert")
         with client_errors(job, "connecting"), Sender.from_conf(self.conf(job)) as sender:
             clock.restart()  # connecting is outside every phase
             with client_errors(job, "sending"):
-                self.send(sender, frame, job)
+                for spec, frame in frames:
+                    self.send(sender, frame, job, spec)
                 sender.flush()
             clock.lap("send")
-        return frame
+        return frames
 
     def stream_pass(self, job: Job, clock: Clock) -> dict[str, Any]:
         """One sender takes the chunks in order while the reader thread prepares the next."""
@@ -156,9 +229,9 @@ class Method:
             clock.start_wall()  # connecting is outside every phase; the file opens now
             clock.current = "send"
             with stream_chunks(job, clock, self.convert) as chunks, client_errors(job, "sending"):
-                for chunk in chunks:
+                for spec, chunk in chunks:
                     with Busy(clock, "send"):
-                        self.send(sender, chunk, job)
+                        self.send(sender, chunk, job, spec)
                 with Busy(clock, "send"):
                     sender.flush()
             clock.restart()  # visible starts when the last flush returned
@@ -170,12 +243,12 @@ class Method:
     def conf(self, job: Job) -> str:
         return job.conf()
 
-    def send(self, sender, frame, job: Job) -> None:
-        dataframe_into(sender, frame, job)
+    def send(self, sender, frame, job: Job, spec: TableSpec) -> None:
+        dataframe_into(sender, frame, spec)
 
-    def serialize_into(self, target, frame, job: Job) -> None:
+    def serialize_into(self, target, frame, spec: TableSpec) -> None:
         """Fill a buffer (or sender) with `frame` as this method's send does."""
-        dataframe_into(target, frame, job)
+        dataframe_into(target, frame, spec)
 
     def serialize_pass(self, job: Job, state: Any) -> int | None:
         return serialized_bytes(job, state, self.serialize_into)
@@ -192,14 +265,13 @@ class Method:
         """Re-read the chunks and serialize each into one reused buffer: (bytes, busy seconds
         summed over chunks). Reading is not timed; memory stays at one chunk and its ILP."""
         nbytes, busy = 0, 0.0
-        v = job.variant
         with Sender.from_conf(job.conf()) as sender:  # connects, sends nothing
             buf = sender.new_buffer()
-            for frame in iter_frames(job.path, v.library, v.format, v.chunk_rows, job.rows):
+            for spec, frame in iter_parts(job):
                 chunk = self.convert(frame)
                 buf.clear()
                 t0 = time.perf_counter()
-                self.serialize_into(buf, chunk, job)
+                self.serialize_into(buf, chunk, spec)
                 busy += time.perf_counter() - t0
                 nbytes += len(buf)
         return nbytes, busy

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ingestbench.ingest.methods.base import Job, Method, dataframe_into
+from ingestbench.tsbs.columns import TableSpec
 
 
 class Dataframe(Method):
@@ -20,11 +21,11 @@ class Batches(Method):
     def conf(self, job: Job) -> str:
         return job.conf(auto_flush="off")
 
-    def send(self, sender, frame, job: Job) -> None:
+    def send(self, sender, frame, job: Job, spec: TableSpec) -> None:
         k, start = job.variant.batch_rows, 0
         while start < len(frame):
             take = min(k - self.pending, len(frame) - start)
-            dataframe_into(sender, frame.iloc[start : start + take], job)
+            dataframe_into(sender, frame.iloc[start : start + take], spec)
             start, self.pending = start + take, self.pending + take
             if self.pending == k:
                 sender.flush()

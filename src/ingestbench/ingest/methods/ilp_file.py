@@ -189,10 +189,11 @@ class IlpFile(Method):
         if not Path(job.path).is_file():
             raise InputError(f"input file {job.path} does not exist; run the generate rule first.")
         table = measurement(job.path)
-        if table != job.table:
+        tables = [part.spec.table for part in job.tables]
+        if table not in tables:
             raise IlpFileError(
                 f"{job.variant.name}: the lines of {job.path.name} go to table {table!r}, not to "
-                f"the configured table {job.table!r} (the file is sent as it is); set "
+                f"the configured table {tables[0]!r} (the file is sent as it is); set "
                 f"`table: {table}` in the config or drop the ilp_file variants."
             )
         clock.lap("read")  # 0: the file is read while it is sent (module docstring)

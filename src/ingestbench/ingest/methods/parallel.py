@@ -53,9 +53,9 @@ class Threads(Method):
             def send(sender):
                 try:
                     with client_errors(job, "sending"):
-                        while (chunk := chunks.get()) is not None:
+                        while (item := chunks.get()) is not None:
                             with Busy(clock, "send"):
-                                dataframe_into(sender, chunk, job)
+                                dataframe_into(sender, item[1], item[0])
                         with Busy(clock, "send"):
                             sender.flush()
                 except BaseException:
@@ -76,10 +76,18 @@ class Threads(Method):
     def send_pass(self, job: Job, clock: Clock) -> Any:
         if job.variant.chunk_rows is not None:
             return self.stream_pass(job, clock)
-        frame = read_whole(job)
-        clock.lap("read")
-        frame = to_pandas(frame)
-        parts = [frame.iloc[o : o + n] for o, n in row_ranges(len(frame), job.variant.workers)]
+        frames = []
+        for part in job.tables:
+            frames.append((part.spec, read_whole(job, part)))
+            clock.lap("read")
+        frames = [(spec, to_pandas(frame)) for spec, frame in frames]
+        # Worker i takes the i-th contiguous row range of every table.
+        n = job.variant.workers
+        parts = [[] for _ in range(n)]
+        for spec, frame in frames:
+            for i, (o, rows) in enumerate(row_ranges(len(frame), n)):
+                parts[i].append((spec, frame.iloc[o : o + rows]))
+        parts = [p for p in parts if p]
         clock.lap("convert")
         with contextlib.ExitStack() as stack:
             with client_errors(job, "connecting"):
@@ -88,7 +96,8 @@ class Threads(Method):
 
             def send(sender, part):
                 with client_errors(job, "sending"):
-                    dataframe_into(sender, part, job)
+                    for spec, frame in part:
+                        dataframe_into(sender, frame, spec)
                     sender.flush()
 
             with ThreadPoolExecutor(len(parts)) as pool:
@@ -101,23 +110,30 @@ class Threads(Method):
             return sum(pool.map(lambda part: serialized_bytes(job, part), state))
 
 
-def process_worker(job: Job, offset: int, length: int, barrier, results) -> None:
-    """One process: connect, then read its rows, send them, serialize them, phase by phase."""
+def process_worker(job: Job, ranges: list[tuple[int, int]], barrier, results) -> None:
+    """One process: connect, then read its rows (the (offset, length) range of each table),
+    send them, serialize them, phase by phase."""
     try:
         import_libraries(job.variant.library)  # before the clock starts, as in the parent
         with Sender.from_conf(job.conf()) as sender:
             cpu0 = cpu_seconds()
             barrier.wait()  # all connected: the clock starts
-            frame = read_frame(job.path, job.variant.library, job.variant.format, offset, length)
+            v = job.variant
+            frames = [
+                (part.spec, read_frame(part.path, v.library, v.format, offset, length,
+                                       spec=part.spec))
+                for part, (offset, length) in zip(job.tables, ranges, strict=True)
+            ]  # fmt: skip
             barrier.wait()  # read
-            frame = to_pandas(frame)
+            frames = [(spec, to_pandas(frame)) for spec, frame in frames]
             barrier.wait()  # convert
-            dataframe_into(sender, frame, job)
+            for spec, frame in frames:
+                dataframe_into(sender, frame, spec)
             sender.flush()
             barrier.wait()  # send
             cpu1 = cpu_seconds()
         t0 = time.perf_counter()
-        nbytes = serialized_bytes(job, frame)
+        nbytes = serialized_bytes(job, frames)
         results.put(("ok", cpu1 - cpu0, nbytes, time.perf_counter() - t0))
     except BaseException as exc:  # report, and let the others through the barrier
         barrier.abort()
@@ -133,9 +149,9 @@ def stream_worker(job: Job, chunks, results) -> None:
         with Sender.from_conf(job.conf()) as sender:
             cpu0, busy = cpu_seconds(), 0.0
             results.put(("ready", None, None, None))  # the parent starts the clock on all
-            while (chunk := chunks.get()) is not None:
+            while (item := chunks.get()) is not None:
                 t0 = time.perf_counter()
-                dataframe_into(sender, chunk, job)
+                dataframe_into(sender, item[1], item[0])
                 busy += time.perf_counter() - t0
             t0 = time.perf_counter()
             sender.flush()
@@ -231,11 +247,15 @@ class Processes(Method):
         if job.variant.chunk_rows is not None:
             return self.stream_pass(job, clock)
         ctx = mp.get_context("spawn")  # fork is unsafe with pyarrow/polars thread pools
-        ranges = row_ranges(job.rows, job.variant.workers)
+        n = job.variant.workers
+        # Worker i reads the i-th contiguous row range of every table (empty past a table's end).
+        per_table = [row_ranges(part.rows, n) for part in job.tables]
+        ranges = [[r[i] if i < len(r) else (0, 0) for r in per_table] for i in range(n)]
+        ranges = [r for r in ranges if any(length for _o, length in r)]
         barrier, results = ctx.Barrier(len(ranges) + 1, timeout=600), ctx.Queue()
         procs = [
-            ctx.Process(target=process_worker, args=(job, o, n, barrier, results), daemon=True)
-            for o, n in ranges
+            ctx.Process(target=process_worker, args=(job, r, barrier, results), daemon=True)
+            for r in ranges
         ]
         for p in procs:
             p.start()

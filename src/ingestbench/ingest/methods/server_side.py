@@ -14,10 +14,9 @@ from typing import Any
 
 import requests
 
-from ingestbench.ingest.methods.base import Job, Method, SendError
+from ingestbench.ingest.methods.base import Job, Method, SendError, TablePart
 from ingestbench.ingest.timing import Clock
 from ingestbench.server.uploads import placed_in, upload_multipart
-from ingestbench.tsbs.columns import TIMESTAMP
 
 CSV_TIMESTAMP_PATTERN = "yyyy-MM-ddTHH:mm:ss.SSSUUUZ"
 
@@ -28,12 +27,19 @@ class ServerCsv(Method):
     def send_pass(self, job: Job, clock: Clock) -> Any:
         clock.lap("read")
         clock.lap("convert")
-        schema = [{"name": TIMESTAMP, "type": "TIMESTAMP", "pattern": CSV_TIMESTAMP_PATTERN}]
-        params = {"name": job.table, "timestamp": TIMESTAMP, "partitionBy": "DAY", "fmt": "json",
+        for part in job.tables:  # one upload per table
+            self._import(job, part)
+        clock.lap("send")
+        return None
+
+    def _import(self, job: Job, part: TablePart) -> None:
+        ts = part.spec.timestamp
+        schema = [{"name": ts, "type": "TIMESTAMP", "pattern": CSV_TIMESTAMP_PATTERN}]
+        params = {"name": part.spec.table, "timestamp": ts, "partitionBy": "DAY", "fmt": "json",
                   "atomicity": "abort", "overwrite": "false"}  # fmt: skip
         try:
             r = upload_multipart(
-                f"{job.qdb.url}/imp", params, {"schema": json.dumps(schema)}, "data", job.path
+                f"{job.qdb.url}/imp", params, {"schema": json.dumps(schema)}, "data", part.path
             )
         except requests.RequestException as exc:
             raise SendError(
@@ -43,12 +49,10 @@ class ServerCsv(Method):
         body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
         if r.status_code != 200 or body.get("status") != "OK" or body.get("rowsRejected"):
             raise SendError(
-                f"{job.variant.name}: QuestDB's CSV import refused {job.path.name} "
+                f"{job.variant.name}: QuestDB's CSV import refused {part.path.name} "
                 f"({body.get('status') or r.text[:300]}, {body.get('rowsRejected', '?')} rows "
                 f"rejected); check that the file is intact and matches the table."
             )
-        clock.lap("send")
-        return None
 
     def serialize_pass(self, job: Job, state: Any) -> None:
         return None  # no ILP involved
@@ -73,23 +77,29 @@ class ServerCopy(Method):
     `COPY`, which runs in the background; `send` ends when its log says it finished."""
 
     def send_pass(self, job: Job, clock: Clock) -> Any:
-        with placed_in(_in_copy_root(job), job.path) as placed:
-            clock.lap("read")
-            clock.lap("convert")
-            # Parallel import needs an empty, partitioned table: the runner has just made one.
-            copy_id = job.qdb.scalar(
-                f"COPY {job.table} FROM '{placed.name}' WITH HEADER true TIMESTAMP '{TIMESTAMP}' "
-                f"FORMAT '{CSV_TIMESTAMP_PATTERN}' PARTITION BY DAY ON ERROR ABORT"
-            )
-            status, message, imported = _wait_for_copy(job, copy_id)
-        if status != "finished" or imported != job.rows:
-            raise SendError(
-                f"{job.variant.name}: QuestDB's COPY of {job.path.name} ended {status} "
-                f"({message or 'no message'}; {imported} of {job.rows} rows imported); check that "
-                f"the file is intact and matches the table, see the server log, then rerun."
-            )
-        clock.lap("send")
+        for part in job.tables:  # one COPY per table, one after the other (one runs at a time)
+            with placed_in(_in_copy_root(job), part.path) as placed:
+                clock.lap("read")
+                clock.lap("convert")
+                self._copy(job, part, placed.name)
+                clock.lap("send")
         return None
+
+    @staticmethod
+    def _copy(job: Job, part: TablePart, name: str) -> None:
+        # Parallel import needs an empty, partitioned table: the runner has just made one.
+        copy_id = job.qdb.scalar(
+            f"COPY {part.spec.table} FROM '{name}' WITH HEADER true "
+            f"TIMESTAMP '{part.spec.timestamp}' FORMAT '{CSV_TIMESTAMP_PATTERN}' "
+            f"PARTITION BY DAY ON ERROR ABORT"
+        )
+        status, message, imported = _wait_for_copy(job, copy_id)
+        if status != "finished" or imported != part.rows:
+            raise SendError(
+                f"{job.variant.name}: QuestDB's COPY of {part.path.name} ended {status} "
+                f"({message or 'no message'}; {imported} of {part.rows} rows imported); check "
+                f"that the file is intact and matches the table, see the server log, then rerun."
+            )
 
     def serialize_pass(self, job: Job, state: Any) -> None:
         return None  # no ILP involved
@@ -117,11 +127,14 @@ class ServerParquet(Method):
     """QuestDB reads the Parquet: place it in the copy root (timed as read), then INSERT SELECT."""
 
     def send_pass(self, job: Job, clock: Clock) -> Any:
-        with placed_in(_in_copy_root(job), job.path) as placed:
-            clock.lap("read")
-            clock.lap("convert")
-            job.qdb.sql(f"INSERT INTO {job.table} SELECT * FROM read_parquet('{placed.name}')")
-        clock.lap("send")
+        for part in job.tables:
+            with placed_in(_in_copy_root(job), part.path) as placed:
+                clock.lap("read")
+                clock.lap("convert")
+                job.qdb.sql(
+                    f"INSERT INTO {part.spec.table} SELECT * FROM read_parquet('{placed.name}')"
+                )
+            clock.lap("send")
         return None
 
     def serialize_pass(self, job: Job, state: Any) -> None:

@@ -24,11 +24,18 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ingestbench.ingest.encoder import EncodeError, IlpEncoder, as_record_batch
-from ingestbench.ingest.methods.base import STREAMED, Busy, Job, Method, read_whole, stream_chunks
+from ingestbench.ingest.methods.base import (
+    STREAMED,
+    Busy,
+    Job,
+    Method,
+    iter_parts,
+    read_whole,
+    stream_chunks,
+)
 from ingestbench.ingest.methods.ilp_file import as_user_error, open_connections
-from ingestbench.ingest.readers import iter_frames
 from ingestbench.ingest.timing import Clock
-from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP
+from ingestbench.tsbs.columns import TableSpec
 from ingestbench.variants import READ_CHUNK_ROWS
 
 #: Rows encoded and sent at a time, within a chunk. Over TCP a piece of
@@ -45,25 +52,32 @@ def pieces(batch, transport: str) -> list:
     return [batch.slice(start, rows) for start in range(0, batch.num_rows, rows)]
 
 
-def encoder_for(job: Job) -> IlpEncoder:
-    return IlpEncoder(job.table, TAGS, FIELDS, TIMESTAMP)
+class Encoders(dict):
+    """One encoder per table, made when its first chunk comes (one set per worker)."""
+
+    def __missing__(self, spec: TableSpec) -> IlpEncoder:
+        self[spec] = IlpEncoder(spec.table, spec.tags, spec.fields, spec.timestamp)
+        return self[spec]
 
 
 class _Slices:
-    """A whole record batch handed out in slices, like a ChunkStream (get() until None)."""
+    """Whole record batches, (spec, batch) pairs, handed out in slices, like a ChunkStream
+    (get() until None)."""
 
-    def __init__(self, batch, rows: int):
-        self._starts = iter(range(0, batch.num_rows, rows))
-        self._batch, self._rows, self._lock = batch, rows, threading.Lock()
+    def __init__(self, batches: list, rows: int):
+        self._items = iter(
+            [(spec, batch.slice(start, rows))
+             for spec, batch in batches for start in range(0, batch.num_rows, rows)]
+        )  # fmt: skip
+        self._lock = threading.Lock()
 
     def get(self):
         with self._lock:
-            start = next(self._starts, None)
-        return None if start is None else self._batch.slice(start, self._rows)
+            return next(self._items, None)
 
     def close(self) -> None:
         with self._lock:
-            self._starts = iter(())
+            self._items = iter(())
 
 
 class Vectorized(Method):
@@ -78,13 +92,14 @@ class Vectorized(Method):
                 f"ilp_protocol_version: 2 or drop the vectorized variants."
             )
         streamed = job.variant.chunk_rows is not None
-        batch = None
+        batches = []
         if not streamed:
-            frame = read_whole(job)
-            clock.lap("read")
-            batch = self.convert(frame)
-            del frame  # the batch shares what it can; the rest of the frame can go
-            clock.lap("convert")
+            for part in job.tables:
+                frame = read_whole(job, part)
+                clock.lap("read")
+                batches.append((part.spec, self.convert(frame)))
+                del frame  # the batch shares what it can; the rest of the frame can go
+                clock.lap("convert")
         with open_connections(job) as connections, contextlib.ExitStack() as stack:
             if streamed:
                 clock.start_wall()  # connecting is outside every phase; the file opens now
@@ -92,14 +107,14 @@ class Vectorized(Method):
                 chunks = stack.enter_context(stream_chunks(job, clock, self.convert))
             else:
                 clock.restart()
-                chunks = _Slices(batch, READ_CHUNK_ROWS)
+                chunks = _Slices(batches, READ_CHUNK_ROWS)
             # Streamed, each worker adds its busy time to `send`; whole-file, `send` is one lap.
             self._send_all(job, chunks, connections, clock if streamed else Clock())
             if streamed:
                 clock.restart()  # visible starts when the last byte went out
             else:
                 clock.lap("send")
-        return {STREAMED: True} if streamed else batch
+        return {STREAMED: True} if streamed else batches
 
     def _send_all(self, job: Job, chunks, connections: list, busy: Clock) -> None:
         """One thread per connection: take a chunk, encode it, send it (timed into `busy`); the
@@ -107,12 +122,13 @@ class Vectorized(Method):
         errors are sentences already; a failed send becomes one."""
 
         def work(connection) -> None:
-            encoder = encoder_for(job)
+            encoders = Encoders()
             try:
-                while (chunk := chunks.get()) is not None:
+                while (item := chunks.get()) is not None:
+                    spec, chunk = item
                     with Busy(busy, "send"):
                         for piece in pieces(chunk, job.variant.transport):
-                            data = memoryview(encoder.encode(piece))
+                            data = memoryview(encoders[spec].encode(piece))
                             try:
                                 connection.send(data)
                             except Exception as exc:
@@ -130,15 +146,15 @@ class Vectorized(Method):
 
     def timed_serialize(self, job: Job, state: Any) -> tuple[int, float]:
         """Encode every chunk again into bytes nobody sends: (ILP bytes, busy seconds)."""
-        encoder, nbytes, busy = encoder_for(job), 0, 0.0
-        v = job.variant
+        encoders, nbytes, busy = Encoders(), 0, 0.0
+        transport = job.variant.transport
         if isinstance(state, dict) and state.get(STREAMED):
-            frames = iter_frames(job.path, v.library, v.format, v.chunk_rows, job.rows)
-            batches = (self.convert(frame) for frame in frames)
+            batches = ((spec, self.convert(frame)) for spec, frame in iter_parts(job))
         else:
-            batches = iter([state])  # the whole file's batch, in pieces like any chunk
-        for batch in batches:
+            batches = iter(state)  # each table's whole batch, in pieces like any chunk
+        for spec, batch in batches:
             t0 = time.perf_counter()
-            nbytes += sum(encoder.encode(piece).size for piece in pieces(batch, v.transport))
+            encoder = encoders[spec]
+            nbytes += sum(encoder.encode(piece).size for piece in pieces(batch, transport))
             busy += time.perf_counter() - t0
         return nbytes, busy

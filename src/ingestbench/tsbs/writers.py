@@ -160,14 +160,29 @@ class CsvWriter(Writer):
     def __init__(self, path: Path, params: DatasetParams, chunk_rows: int):
         self.params = params
         self.value_type = pa.float64() if params.field_type == "double" else pa.int64()
+        # A host's ten tags never change: each host's "hostname,region,...,env" text is made once
+        # and written as one unquoted column, the same bytes as ten columns, at a fifth the cost.
         self.schema = pa.schema(
-            [pa.field(t, TAG_TYPE) for t in TAGS]
+            [pa.field("tags", TAG_TYPE)]
             + [pa.field(f, self.value_type) for f in FIELDS]
             + [pa.field(TIMESTAMP, TAG_TYPE)]
         )
         self.file = open(path, "wb")  # noqa: SIM115 (closed by close(), after the last chunk)
-        self.file.write((",".join(self.schema.names) + "\n").encode())
-        self.dictionaries = _dictionaries(params.scale)
+        self.file.write((",".join((*TAGS, *FIELDS, TIMESTAMP)) + "\n").encode())
+        self.prefixes: list[str | None] = [None] * params.scale
+        self.prefix_array: pa.Array | None = None
+
+    def _prefixes_for(self, tags: np.ndarray) -> pa.Array:
+        hosts, first = np.unique(tags[0], return_index=True)
+        new = [(int(h), i) for h, i in zip(hosts, first, strict=True) if self.prefixes[h] is None]
+        for host, row in new:
+            values = [f"host_{host}"] + [
+                TAG_VALUES[t][tags[i, row]] for i, t in enumerate(TAGS[1:], 1)
+            ]
+            self.prefixes[host] = ",".join(values)
+        if new or self.prefix_array is None:
+            self.prefix_array = string_array([p or "" for p in self.prefixes])
+        return self.prefix_array
 
     def write(self, chunk: Chunk) -> None:
         import polars as pl
@@ -184,8 +199,9 @@ class CsvWriter(Writer):
             safe=False,
         )
         fields = [numeric_array(f, self.value_type) for f in chunk.fields]
-        arrays = [*_tag_arrays(chunk, self.dictionaries), *fields, ts]
-        table = pa.Table.from_arrays(arrays, schema=self.schema)
+        hosts = numeric_array(chunk.tags[0], pa.int32())
+        tags = pa.DictionaryArray.from_arrays(hosts, self._prefixes_for(chunk.tags), safe=False)
+        table = pa.Table.from_arrays([tags, *fields, ts], schema=self.schema)
         pl.from_arrow(table, rechunk=False).write_csv(
             self.file, include_header=False, quote_style="never"
         )

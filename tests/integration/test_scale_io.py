@@ -291,3 +291,32 @@ def test_keep_data_keeps_the_data_directory(questdb_jar, tmp_path):
         assert not (root / "tmp").exists()  # the unpacked native libraries are not data
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_copy_while_another_runs_waits_for_it(questdb, tiny_dataset, tmp_path):
+    """QuestDB runs one COPY at a time and refuses the next while the last is being released
+    ("another import may be in progress"): the next is retried, and every table lands whole."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ingestbench.ingest.methods import TablePart
+    from ingestbench.ingest.methods.server_side import ServerCopy
+    from ingestbench.server.table import recreate_table
+    from ingestbench.server.uploads import placed_in
+    from ingestbench.tsbs.columns import cpu_spec
+
+    variant = parse_variant_name("none-server_copy-csv-http")
+    parts = [TablePart(cpu_spec("double", f"t_copy_{i}"), tiny_dataset["csv"], 2000)
+             for i in range(4)]  # fmt: skip
+    job = Job(questdb, "unused", variant, tiny_dataset["csv"], 8000, 2, parts=tuple(parts))
+
+    def copy(part: TablePart) -> None:
+        recreate_table(questdb, part.spec)
+        target = tmp_path / f"{part.spec.table}.csv"  # a name of its own in the copy root
+        target.write_bytes(tiny_dataset["csv"].read_bytes())
+        with placed_in(Path(questdb.copy_root), target) as placed:
+            ServerCopy._copy(job, part, placed.name)
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(copy, parts))  # four at once: some meet another in progress
+    for part in parts:
+        assert questdb.scalar(f"SELECT count() FROM {part.spec.table}") == 2000

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import requests
+from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential
 
 from ingestbench.ingest.methods.base import Job, Method, SendError, TablePart
 from ingestbench.ingest.timing import Clock
@@ -67,6 +68,10 @@ def _in_copy_root(job: Job) -> Path:
     return Path(job.qdb.copy_root)
 
 
+#: What QuestDB says to a COPY while the last one is still being released; and how long to retry.
+IMPORT_BUSY = "another import may be in progress"
+COPY_BUSY_S = 30
+
 #: How often the state of a COPY is polled: a 1M-row import takes seconds.
 COPY_POLL_S = 0.05
 COPY_TIMEOUT_S = 3600
@@ -88,11 +93,20 @@ class ServerCopy(Method):
     @staticmethod
     def _copy(job: Job, part: TablePart, name: str) -> None:
         # Parallel import needs an empty, partitioned table: the runner has just made one.
-        copy_id = job.qdb.scalar(
+        sql = (
             f"COPY {part.spec.table} FROM '{name}' WITH HEADER true "
             f"TIMESTAMP '{part.spec.timestamp}' FORMAT '{CSV_TIMESTAMP_PATTERN}' "
             f"PARTITION BY DAY ON ERROR ABORT"
         )
+        # One COPY runs at a time, and the import log may say the last one finished a moment
+        # before the server lets the next start ("another import may be in progress").
+        retrying = Retrying(
+            retry=retry_if_exception(lambda exc: IMPORT_BUSY in str(exc)),
+            wait=wait_exponential(multiplier=0.01, max=0.5),
+            stop=stop_after_delay(COPY_BUSY_S),
+            reraise=True,
+        )
+        copy_id = retrying(job.qdb.scalar, sql)
         status, message, imported = _wait_for_copy(job, copy_id)
         if status != "finished" or imported != part.rows:
             raise SendError(

@@ -61,7 +61,9 @@ def suptitle(fig: Figure, what: str, df: pd.DataFrame, env: dict[str, Any] | Non
         if not df.empty
         else ""
     )
-    subject = f"{what} — TSBS cpu, {sizes}" if sizes else what
+    # A dataset's name starts with its use case (cpu-..., iot-...).
+    cases = " and ".join(dict.fromkeys(str(d).split("-")[0] for d in df.get("dataset", [])))
+    subject = f"{what} — TSBS {cases or 'cpu'}, {sizes}" if sizes else what
     fig.suptitle(f"{subject}\n{machine_label(env)}", x=0.01, ha="left")
 
 

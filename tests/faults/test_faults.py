@@ -532,11 +532,12 @@ def test_two_clones_at_once_share_the_jar_and_never_rerun_each_other(tmp_path):
 
 
 def _clashing_table(qdb, table, field_type="double", dedup=False):
-    """The run's table, but with usage_user as LONG: the client's doubles clash with it."""
+    """The run's table (a name or a spec, as `recreate_table` takes), but with usage_user as
+    LONG: the client's doubles clash with it."""
     from ingestbench.server.table import create_table_sql
 
     sql = create_table_sql(table, field_type, dedup)
-    qdb.sql(f"DROP TABLE IF EXISTS {table}")
+    qdb.sql(f"DROP TABLE IF EXISTS {getattr(table, 'table', table)}")
     qdb.sql(sql.replace("usage_user DOUBLE", "usage_user LONG"))
 
 

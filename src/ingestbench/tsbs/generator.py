@@ -14,7 +14,7 @@ from ingestbench.files import atomic_paths
 from ingestbench.tsbs.formats import BOTH, WRITERS
 from ingestbench.tsbs.hosts import GENERATOR_CHUNK_ROWS, iter_rows, shuffle_within_lag
 from ingestbench.tsbs.manifest import file_entry, manifest
-from ingestbench.tsbs.params import DatasetParams, GeneratorError, positive_int
+from ingestbench.tsbs.params import DatasetParams, GeneratorError, positive_int, unwritable
 from ingestbench.tsbs.writers import Writer
 
 log = logging.getLogger(__name__)
@@ -149,10 +149,6 @@ def generate(
                         writer.close()
                 raise
     except OSError as exc:
-        reason = exc.strerror or (str(exc).splitlines() or [type(exc).__name__])[0]
-        raise GeneratorError(
-            f"cannot write {current} ({reason}): choose a writable output directory "
-            "with enough free space (--out)."
-        ) from None
+        raise unwritable(current, exc) from None
     log.info("wrote %s", ", ".join(str(finals[k]) for k in (*formats, "manifest")))
     return doc

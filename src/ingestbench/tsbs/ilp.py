@@ -54,6 +54,19 @@ def double_text(values: np.ndarray) -> pl.Series:
     return text
 
 
+def write_lines(file, lines: pa.Array | pa.ChunkedArray) -> None:
+    """Write a string array's text as it is: between the first and the last offset, the data
+    buffer holds the lines back to back."""
+    if isinstance(lines, pa.ChunkedArray):
+        for piece in lines.chunks:
+            write_lines(file, piece)
+        return
+    width = np.int64 if pa.types.is_large_string(lines.type) else np.int32
+    offsets = np.frombuffer(lines.buffers()[1], dtype=width)
+    first, last = offsets[lines.offset], offsets[lines.offset + len(lines)]
+    file.write(memoryview(lines.buffers()[2])[int(first) : int(last)])
+
+
 class IlpWriter(Writer):
     """Writes chunks of the generator's rows as ILP lines to one file."""
 
@@ -100,18 +113,7 @@ class IlpWriter(Writer):
             parts.append(pl.lit(self.separators[k]))
         parts += [pl.Series(chunk.ts[start:stop]).cast(pl.String), pl.lit("\n")]
         lines = pl.select(pl.concat_str(parts)).to_series().to_arrow()
-        self._write_array(lines)
-
-    def _write_array(self, lines: pa.Array) -> None:
-        """Between the first and the last offset, the data buffer holds the lines back to back."""
-        if isinstance(lines, pa.ChunkedArray):
-            for piece in lines.chunks:
-                self._write_array(piece)
-            return
-        width = np.int64 if pa.types.is_large_string(lines.type) else np.int32
-        offsets = np.frombuffer(lines.buffers()[1], dtype=width)
-        first, last = offsets[lines.offset], offsets[lines.offset + len(lines)]
-        self.file.write(memoryview(lines.buffers()[2])[int(first) : int(last)])
+        write_lines(self.file, lines)
 
     def close(self) -> None:
         self.file.close()

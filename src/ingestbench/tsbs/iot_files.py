@@ -25,9 +25,14 @@ import pyarrow as pa
 from ingestbench.files import atomic_paths
 from ingestbench.tsbs.columns import IOT_TABLES, TableSpec, table_file
 from ingestbench.tsbs.hosts import GENERATOR_CHUNK_ROWS
-from ingestbench.tsbs.ilp import SUB_CHUNK_ROWS, double_text
-from ingestbench.tsbs.manifest import MANIFEST_SCHEMA_VERSION, generator_info, sha256
-from ingestbench.tsbs.params import DatasetParams, GeneratorError, format_timestamp
+from ingestbench.tsbs.ilp import SUB_CHUNK_ROWS, double_text, write_lines
+from ingestbench.tsbs.manifest import (
+    MANIFEST_SCHEMA_VERSION,
+    file_entry,
+    generator_info,
+    sha256,
+)
+from ingestbench.tsbs.params import DatasetParams, format_timestamp, unwritable
 from ingestbench.tsbs.writers import PARQUET_COMPRESSION
 
 log = logging.getLogger(__name__)
@@ -114,17 +119,13 @@ class _TableFiles:
 def _ilp_write(fh, table: pa.Table, spec: TableSpec) -> None:
     for start in range(0, table.num_rows, SUB_CHUNK_ROWS):
         lines = ilp_lines(table.slice(start, SUB_CHUNK_ROWS), spec)
-        fh.write("".join(lines.to_list()).encode())
+        write_lines(fh, lines.to_arrow())
 
 
 def _directory_entry(name: str, path: Path) -> dict[str, Any]:
     files = {f.name: {"bytes": f.stat().st_size, "sha256": sha256(f)}
              for f in sorted(path.iterdir())}  # fmt: skip
     return {"path": name, "bytes": sum(f["bytes"] for f in files.values()), "files": files}
-
-
-def _file_entry(name: str, path: Path) -> dict[str, Any]:
-    return {"path": name, "bytes": path.stat().st_size, "sha256": sha256(path)}
 
 
 def generate_iot(
@@ -179,7 +180,7 @@ def generate_iot(
                 entries = {}
                 for fmt in formats:
                     current = temps[fmt]
-                    entry = _directory_entry if fmt in DIRECTORY_FORMATS else _file_entry
+                    entry = _directory_entry if fmt in DIRECTORY_FORMATS else file_entry
                     entries[fmt] = entry(finals[fmt].name, temps[fmt])
                 doc = _manifest(params, files, entries, first, last)
                 current = temps["manifest"]
@@ -195,11 +196,7 @@ def generate_iot(
                         shutil.rmtree(temps[fmt], ignore_errors=True)
                 raise
     except OSError as exc:
-        reason = exc.strerror or (str(exc).splitlines() or [type(exc).__name__])[0]
-        raise GeneratorError(
-            f"cannot write {current} ({reason}): choose a writable output directory "
-            "with enough free space (--out)."
-        ) from None
+        raise unwritable(current, exc) from None
     return doc
 
 

@@ -30,6 +30,15 @@ class GeneratorError(UserError, ValueError):
     """Bad generator input or an unwritable output; the message is one sentence: cause and fix."""
 
 
+def unwritable(path: Any, exc: OSError) -> GeneratorError:
+    """The sentence for an output the generator could not write."""
+    reason = exc.strerror or (str(exc).splitlines() or [type(exc).__name__])[0]
+    return GeneratorError(
+        f"cannot write {path} ({reason}): choose a writable output directory "
+        "with enough free space (--out)."
+    )
+
+
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ns|us|µs|ms|s|m|h)?\s*$")
 _UNIT_NS = {
     "ns": 1,

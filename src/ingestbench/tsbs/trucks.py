@@ -306,6 +306,18 @@ def _build(st, u, he, ins, miss, late, zf, zt, dest):
 
 
 @njit(cache=True, nogil=True)
+def _emit_held_batch(st, hb, hb_len, cb, out, n):
+    """Append the oldest held batch to `out` from row `n`, drop it from the ring; the new n."""
+    head = st[_HB_HEAD]
+    for j in range(hb_len[head]):
+        out[n, 0], out[n, 1], out[n, 2] = hb[head, j, 0], hb[head, j, 1], hb[head, j, 2]
+        n += 1
+    st[_HB_HEAD] = (head + 1) % cb
+    st[_HB_COUNT] -= 1
+    return n
+
+
+@njit(cache=True, nogil=True)
 def _advance(st, chances, n_fields, n_tags, u, he, hb, hb_len, out, stop_at):
     """Run TSBS's iot Simulator on point indices until `stop_at` base points are taken (or the
     end, its held items flushed), appending (point, zeroed field, zeroed tag) rows to `out`.
@@ -325,12 +337,7 @@ def _advance(st, chances, n_fields, n_tags, u, he, hb, hb_len, out, stop_at):
     while True:
         if st[_CONSUMED] >= st[_TOTAL]:  # the end: held batches, then held entries
             while st[_HB_COUNT] > 0 and n + size <= cap:
-                head = st[_HB_HEAD]
-                for j in range(hb_len[head]):
-                    out[n, 0], out[n, 1], out[n, 2] = hb[head, j, 0], hb[head, j, 1], hb[head, j, 2]
-                    n += 1
-                st[_HB_HEAD] = (head + 1) % cb
-                st[_HB_COUNT] -= 1
+                n = _emit_held_batch(st, hb, hb_len, cb, out, n)
             if st[_HB_COUNT] > 0:
                 return n, _OUT_FULL
             while st[_HE_COUNT] > 0 and n < cap:
@@ -388,12 +395,7 @@ def _advance(st, chances, n_fields, n_tags, u, he, hb, hb_len, out, stop_at):
             c += 1
         st[_CURSOR] = c
         if insert_previous:  # the oldest held batch, as it is
-            head = st[_HB_HEAD]
-            for j in range(hb_len[head]):
-                out[n, 0], out[n, 1], out[n, 2] = hb[head, j, 0], hb[head, j, 1], hb[head, j, 2]
-                n += 1
-            st[_HB_HEAD] = (head + 1) % cb
-            st[_HB_COUNT] -= 1
+            n = _emit_held_batch(st, hb, hb_len, cb, out, n)
         elif out_of_order:  # built, then held
             slot = (st[_HB_HEAD] + st[_HB_COUNT]) % cb
             placed = _build(st, u, he, ins, miss, late, zf, zt, hb[slot])

@@ -191,6 +191,34 @@ def test_a_reused_encoder_follows_each_chunks_own_dictionary():
         assert mine == client_bytes(frame, ["tag"])
 
 
+def test_tag_sets_kept_from_chunk_to_chunk_stay_exact():
+    """Chunks sharing their dictionaries reuse the prefixes built so far: a chunk of known tag
+    sets, one with new sets among known ones, one with several keys renumbered (many tags)."""
+    host = pd.CategoricalDtype(["h0", "h 1", "h,2", "h3"])
+    many = {f"t{i}": pd.CategoricalDtype([str(v) for v in range(3000)]) for i in range(6)}
+    encoder = IlpEncoder("cpu", ["host", "rack"], ["v"], TIMESTAMP)
+    wide = IlpEncoder("cpu", list(many), ["v"], TIMESTAMP)
+    rng = np.random.default_rng(5)
+    for hosts in (["h0", "h 1", "h0"], ["h,2", "h0", "h3"], ["h3", "h 1", "h,2"]):
+        frame = pd.DataFrame(
+            {
+                "host": pd.Series(hosts, dtype=host),
+                "rack": pd.Categorical(["r1", "r1", "r2"], categories=["r1", "r2"]),
+                "v": [1.0, 2.0, 3.0],
+                TIMESTAMP: pd.to_datetime([10**18, 10**18, 2 * 10**18], utc=True),
+            }
+        )
+        assert encoder.encode(as_record_batch(frame)).to_pybytes() == client_bytes(
+            frame, ["host", "rack"]
+        )
+        tags = {name: pd.Series(rng.integers(0, 3000, 50).astype(str), dtype=dtype)
+                for name, dtype in many.items()}  # fmt: skip
+        frame = pd.DataFrame(
+            {**tags, "v": rng.random(50), TIMESTAMP: pd.to_datetime(np.arange(50) + 10**18)}
+        )
+        assert wide.encode(as_record_batch(frame)).to_pybytes() == client_bytes(frame, list(many))
+
+
 def test_tsbs_long_fields_encode_as_the_client_does(tmp_path):
     from ingestbench.tsbs import DatasetParams, generate
 

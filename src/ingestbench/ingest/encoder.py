@@ -1,25 +1,23 @@
 """ILP (protocol 2) encoded column by column with Arrow and NumPy: a whole chunk at a time.
 
 The questdb client's `dataframe()` walks the frame cell by cell (about 60 ns a cell here), which
-puts its serializer alone above 1 CPU-s per 1M TSBS rows. Here the work is per column and per
-distinct value instead:
+puts its serializer alone above 1 CPU-s per 1M TSBS rows. Here the work per column and per
+distinct value is done first, and one compiled pass writes the lines:
 
-- symbols: the rows' tag combinations are found from the dictionary codes, the `table,tag=v,...`
-  prefix is built once per distinct combination (escaped on the dictionary's few values), then
-  taken for every row;
-- doubles (binary in protocol 2: ``name==`` type 16 and 8 little-endian bytes), the separators
-  and the timestamp are fixed-width, so a NumPy structured array writes them in place; the
-  timestamp's digits are computed once per run of equal values (TSBS: one run per epoch);
-- integers (``123i``) are the one variable-width part besides the prefix: each run of
-  consecutive integer fields becomes one segment per row, written by a compiled loop
-  (ingestbench.ingest.ilp_kernel, numba) instead of a cast to text and a join per column;
-- one Arrow `binary_join_element_wise` glues the parts into the chunk's contiguous ILP bytes.
+- symbols: the rows' tag combinations are found from the dictionary codes, and the
+  `table,tag=v,... ` prefix is built once per distinct combination (escaped on the dictionary's
+  few values);
+- fields: each column as a plain array (a double's 8 bytes as they go on the wire in protocol
+  2, after ``name==`` and type 16; an integer as int64, written as ``123i``), and each field's
+  `name=` literal;
+- the timestamp as int64 in the unit it is sent in (nanoseconds as such, every other unit as
+  microseconds);
+- then ingestbench.ingest.ilp_kernel.write_lines (numba) writes each row's prefix, fields and
+  time into one buffer the encoder reuses from chunk to chunk.
 
 The output is byte for byte what the client writes for the same frame (a test compares them),
-so the server sees exactly the same lines. A chunk with a null field cell has its fields written
-row by row by a compiled loop that leaves the cell out, as the client does (slower, and only for
-such chunks); a null symbol leaves its `,tag=value` out the same way, and a null timestamp
-is refused.
+so the server sees exactly the same lines. A null field cell is left out of its line and a null
+symbol's `,tag=value` likewise, as the client does; a null timestamp is refused.
 """
 
 from __future__ import annotations
@@ -32,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ingestbench.errors import UserError
-from ingestbench.ingest.ilp_kernel import write_int_fields, write_nullable_fields
+from ingestbench.ingest.ilp_kernel import row_bound, write_lines
 
 #: What a symbol value escapes (backslash first, so the others' backslashes stay single).
 _SYMBOL_ESCAPES = ("\\", "\n", " ", ",", "=")
@@ -40,8 +38,8 @@ _SYMBOL_ESCAPES = ("\\", "\n", " ", ",", "=")
 _NAME_ESCAPES = ("\\", " ", "=")
 _DOUBLE_TYPE = b"\x10"  # protocol 2's type byte for a binary double
 _TIME_SUFFIX = {"ns": "n", "us": "t"}  # nanoseconds as such; every other unit as microseconds
-_EMPTY = pa.scalar(b"", pa.binary())
-_KEY_LIMIT = 1 << 40  # codes combined beyond this are renumbered first (int64 stays exact)
+_KEY_LIMIT = 1 << 62  # codes combined beyond this are renumbered first (int64 stays exact)
+_KNOWN_LIMIT = 1 << 16  # tag sets whose prefixes an encoder keeps from chunk to chunk
 
 
 class EncodeError(UserError):
@@ -82,18 +80,6 @@ def as_record_batch(frame: Any) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(columns, names=[str(name) for name in frame.columns])
 
 
-def _fixed_digits(values: np.ndarray) -> np.ndarray | None:
-    """Positive integers of one digit count as their ASCII digits (a row each); else None."""
-    low, high = int(values.min()), int(values.max())
-    if low < 1:
-        return None
-    width = len(str(high))
-    if len(str(low)) != width:
-        return None
-    powers = 10 ** np.arange(width - 1, -1, -1, dtype=np.int64)
-    return (values[:, None] // powers % 10 + 48).astype(np.uint8)
-
-
 class IlpEncoder:
     """Encodes record batches of one table's columns into ILP protocol 2 bytes."""
 
@@ -103,24 +89,43 @@ class IlpEncoder:
         self.table, self.symbols, self.fields, self.at = table, list(symbols), list(fields), at
         self._prefix_heads = [f",{escape_name(s)}=" for s in self.symbols]
         self._field_names = [escape_name(f) for f in self.fields]
-        # Each fixed-width block's buffer, its literals written once and reused chunk after
-        # chunk (writing a template row by row costs more than the whole rest of a block).
-        self._blocks: dict[int, tuple[bytes, np.ndarray]] = {}
+        # The lines' buffer, reused chunk after chunk: a fresh one would cost a page fault
+        # per 4 KiB (on TSBS rows, more than writing the lines into it).
+        self._out = np.empty(0, np.uint8)
+        # (dictionaries, sorted keys, their prefixes): the tag sets met so far (_prefixes).
+        self._known: tuple[list, np.ndarray, pa.Array] | None = None
+        # Each field layout's literals (integer or double fields), made once.
+        self._literal_cache: dict[tuple[bool, ...], tuple[np.ndarray, np.ndarray]] = {}
         # Each symbol's last dictionary and its escaped values: chunks of one file mostly share
         # their dictionaries, and escaping them anew costs more than a small chunk's rows.
         self._escaped: dict[str, tuple[pa.Array, pa.Array]] = {}
 
     def encode(self, batch: pa.RecordBatch) -> pa.Buffer:
-        """The batch's rows as ILP lines, one contiguous buffer."""
+        """The batch's rows as ILP lines, one contiguous buffer: the encoder's own, reused by
+        the next call (send or copy it before that)."""
         if batch.num_rows == 0:
             return pa.py_buffer(b"")
         self._check_nulls(batch)
-        prefixes = self._prefixes(batch)
-        segments = self._fields_and_time(batch, self._timestamps(batch.column(self.at)))
-        rows = pc.binary_join_element_wise(prefixes, *segments, _EMPTY)
-        _, ends, data = rows.buffers()
-        ends = np.frombuffer(ends, np.int32)[rows.offset : rows.offset + len(rows) + 1]
-        return data.slice(int(ends[0]), int(ends[-1] - ends[0]))
+        distinct, prefix_of_row = self._prefixes(batch)
+        times, tail = self._timestamps(batch.column(self.at))
+        is_int, literals, literal_ends, doubles, ints, valid = self._fields(batch)
+        _, prefix_offsets, prefix_data = distinct.buffers()
+        prefix_ends = np.frombuffer(prefix_offsets, np.int32)[
+            distinct.offset : distinct.offset + len(distinct) + 1
+        ]
+        need = batch.num_rows * row_bound(prefix_ends, literal_ends, tail)
+        if self._out.size < need:
+            self._out = np.empty(need, np.uint8)
+        size, empty_row = write_lines(
+            self._out, np.frombuffer(prefix_data, np.uint8), prefix_ends, prefix_of_row,
+            literals, literal_ends, is_int, doubles, ints, valid, times, tail,
+        )  # fmt: skip
+        if empty_row >= 0:
+            raise EncodeError(
+                f"row {empty_row} of the chunk has a null in every field, and an ILP line needs "
+                f"one; drop such rows or use the dataframe method."
+            )
+        return pa.py_buffer(self._out[:size])
 
     def _check_nulls(self, batch: pa.RecordBatch) -> None:
         """Null symbols and fields are left out of their lines, as the client does; a null
@@ -132,11 +137,44 @@ class IlpEncoder:
                 f"writes every row's timestamp, so fill them or use the dataframe method."
             )
 
-    def _prefixes(self, batch: pa.RecordBatch) -> pa.Array:
-        """`table,tag=value,...` then a space, for every row (built once per distinct tag set)."""
+    def _prefixes(self, batch: pa.RecordBatch) -> tuple[pa.Array, np.ndarray]:
+        """(distinct `table,tag=value,... ` prefixes, each row's index into them).
+
+        The prefixes are kept from chunk to chunk while the symbols' dictionaries stay the
+        same (the chunks of one file, as a rule): a chunk then only looks its rows' tag sets up,
+        and builds the prefixes of those it has not met before."""
+        key, codes, dictionaries, stable = self._row_keys(batch)
+        distinct_keys, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        known = self._known
+        if not stable or known is None or not _same(known[0], dictionaries):
+            known = None
+        if known is not None:
+            _, known_keys, known_prefixes = known
+            at = np.minimum(np.searchsorted(known_keys, distinct_keys), len(known_keys) - 1)
+            new = known_keys[at] != distinct_keys
+            if not new.any():
+                return known_prefixes, at[inverse]
+            if len(known_keys) + int(new.sum()) > _KNOWN_LIMIT:
+                known = None  # too many tag sets to keep: this chunk's own will do
+        prefixes = self._build_prefixes([code[first] for code in codes], dictionaries)
+        if not stable:
+            return prefixes, inverse
+        if known is not None:
+            keys = np.concatenate([known[1], distinct_keys[new]])
+            order = np.argsort(keys, kind="stable")
+            table = pa.concat_arrays([known[2], prefixes.filter(pa.array(new))]).take(order)
+            self._known = (dictionaries, keys[order], table)
+            return table, np.searchsorted(keys[order], distinct_keys)[inverse]
+        self._known = (dictionaries, distinct_keys, prefixes)
+        return prefixes, inverse
+
+    def _row_keys(self, batch: pa.RecordBatch) -> tuple[np.ndarray, list, list, bool]:
+        """(each row's tag set as one int64, each symbol's codes and dictionary, whether the
+        key depends on the dictionaries alone: False once codes had to be renumbered)."""
         n = batch.num_rows
-        codes, values = [], []
-        key = np.zeros(n, dtype=np.int64)
+        codes, dictionaries, stable = [], [], True
+        key, bound = np.zeros(n, dtype=np.int64), 1  # bound: more than any key can be
         for name in self.symbols:
             column = batch.column(name)
             if not pa.types.is_dictionary(column.type):
@@ -146,34 +184,42 @@ class IlpEncoder:
                     column.is_null().to_numpy(zero_copy_only=False),
                     len(column.dictionary),
                     column.indices.fill_null(0).to_numpy(zero_copy_only=False),
-                ).astype(np.int64)
+                )
             else:
-                code = column.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-            size = max(len(column.dictionary) + (column.null_count > 0), 1)
-            if int(key.max()) * size >= _KEY_LIMIT:
-                key = np.unique(key, return_inverse=True)[1].astype(np.int64)
-            key = key * size + code
+                code = column.indices.to_numpy(zero_copy_only=False)
+            # one more code than the dictionary has values: the null one (absent or not)
+            size = len(column.dictionary) + 1
+            if bound * size >= _KEY_LIMIT:
+                key = np.unique(key, return_inverse=True)[1].reshape(-1).astype(np.int64)
+                bound, stable = int(key.max()) + 1, False
+            key *= size  # in place: no fresh array per symbol
+            key += code
+            bound *= size
             codes.append(code)
-            values.append(column.dictionary)
-        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+            dictionaries.append(column.dictionary)
+        return key, codes, dictionaries, stable
+
+    def _build_prefixes(self, distinct_codes: list, dictionaries: list) -> pa.Array:
+        """The prefix of each tag set, given as each symbol's code (its dictionary's length for
+        a null, whose `,tag=` is left out)."""
         parts: list[Any] = [pa.scalar(escape_name(self.table))]
         for name, head, code, dictionary in zip(
-            self.symbols, self._prefix_heads, codes, values, strict=True
+            self.symbols, self._prefix_heads, distinct_codes, dictionaries, strict=True
         ):
             escaped = self._escape(name, dictionary)
-            distinct_codes = code[first]
-            present = distinct_codes < len(dictionary)
+            present = code < len(dictionary)
             if present.all():
-                parts += [pa.scalar(head), escaped.take(pa.array(distinct_codes))]
+                parts += [pa.scalar(head), escaped.take(pa.array(code))]
                 continue
-            taken = escaped.take(pa.array(np.where(present, distinct_codes, 0)))
+            taken = escaped.take(pa.array(np.where(present, code, 0)))
             pair = pc.binary_join_element_wise(pa.scalar(head), taken, "")
             parts.append(pc.if_else(pa.array(present), pair, pa.scalar("")))
         parts.append(pa.scalar(" "))
         distinct = pc.binary_join_element_wise(*parts, "").cast(pa.binary())
         if isinstance(distinct, pa.Scalar):  # no symbols: every part was a scalar
-            distinct = pa.array([distinct.as_py()], pa.binary())
-        return distinct.take(pa.array(inverse.reshape(-1)))
+            count = len(distinct_codes[0]) if distinct_codes else 1
+            distinct = pa.array([distinct.as_py()] * count, pa.binary())
+        return distinct
 
     def _escape(self, name: str, dictionary: pa.Array) -> pa.Array:
         cached = self._escaped.get(name)
@@ -181,9 +227,9 @@ class IlpEncoder:
             cached = self._escaped[name] = (dictionary, _escape_values(dictionary))
         return cached[1]
 
-    def _timestamps(self, column: pa.Array) -> np.ndarray | pa.Array:
-        """Each row's timestamp with the unit suffix and the newline: fixed-width ASCII rows
-        (NumPy) when every value has as many digits, else an Arrow binary array."""
+    def _timestamps(self, column: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+        """(each row's time as int64 in the unit it is sent in, that unit's suffix and the
+        newline as bytes)."""
         unit = column.type.unit if pa.types.is_timestamp(column.type) else None
         if unit is None:
             raise EncodeError(
@@ -198,22 +244,11 @@ class IlpEncoder:
                 f"column {self.at!r} holds a time before 1970, which ILP cannot carry; drop or "
                 f"shift those rows."
             )
-        heads = np.flatnonzero(np.diff(values, prepend=values[0] - 1))  # runs of one value
-        run = np.repeat(np.arange(len(heads)), np.diff(np.append(heads, len(values))))
-        digits = _fixed_digits(values[heads])
-        if digits is not None:
-            tail = np.frombuffer(f"{suffix}\n".encode(), np.uint8)
-            return np.concatenate([digits, np.broadcast_to(tail, (len(heads), 2))], axis=1)[run]
-        text = pc.binary_join_element_wise(
-            pa.array(values).cast(pa.string()), pa.scalar(f"{suffix}\n"), ""
-        )
-        return text.cast(pa.binary())
+        return values, np.frombuffer(f"{suffix}\n".encode(), np.uint8)
 
-    def _fields_and_time(self, batch: pa.RecordBatch, times: np.ndarray | pa.Array) -> list:
-        """The line after the prefix as join segments: fixed-width blocks and text columns."""
-        segments: list[Any] = []
-        layout: list[tuple[str, Any]] = []  # ("lit", bytes) | ("f64", array) | ("ts", digits)
-        ints: list[tuple[bytes, pa.Array]] = []  # the run of integer fields being gathered
+    def _fields(self, batch: pa.RecordBatch) -> tuple:
+        """The field columns as write_lines takes them: (is_int, literals, literal_ends,
+        doubles, ints, valid)."""
         columns = [batch.column(name) for name in self.fields]
         for name, column in zip(self.fields, columns, strict=True):
             if not (pa.types.is_floating(column.type) or pa.types.is_integer(column.type)):
@@ -221,105 +256,46 @@ class IlpEncoder:
                     f"column {name!r} is {column.type}; the vectorized encoder writes floats "
                     f"and integers only, so convert it or use the dataframe method."
                 )
-        if any(column.null_count for column in columns):
-            segments.append(self._nullable_segment(columns, batch.num_rows))
-            columns = []  # every field is in that segment
-        for i, (column, escaped) in enumerate(zip(columns, self._field_names, strict=False)):
-            sep = "," if i else ""
-            if not pa.types.is_integer(column.type) and ints:
-                segments += self._int_segment(layout, segments, ints, batch.num_rows)
-                layout, ints = [], []
-            if pa.types.is_floating(column.type):
-                layout += [("lit", f"{sep}{escaped}=={_DOUBLE_TYPE.decode()}".encode())]
-                layout += [("f64", column.cast(pa.float64()).to_numpy())]
-            else:
-                ints.append((f"{sep}{escaped}=".encode(), column))
-        if ints:
-            segments += self._int_segment(layout, segments, ints, batch.num_rows)
-            layout = []
-        layout.append(("lit", b" "))
-        fixed_times = isinstance(times, np.ndarray)
-        if fixed_times:
-            layout.append(("ts", times))
-        segments.append(self._block(len(segments), layout, batch.num_rows))
-        if not fixed_times:
-            segments.append(times)
-        return segments
-
-    def _nullable_segment(self, columns: list[pa.Array], n: int) -> pa.Array:
-        """Every field of a batch with null cells as one variable-width segment per row, each
-        null cell left out (ingestbench.ingest.ilp_kernel.write_nullable_fields)."""
         is_int = np.array([pa.types.is_integer(c.type) for c in columns])
-        literals = [
-            f"{name}=".encode() if integer else f"{name}=={_DOUBLE_TYPE.decode()}".encode()
-            for name, integer in zip(self._field_names, is_int, strict=True)
-        ]
-        ends = np.cumsum([0] + [len(literal) for literal in literals], dtype=np.int64)
-        ints = np.zeros((n, len(columns)), np.int64)
-        doubles = np.zeros((n, len(columns)), np.float64)
-        valid = np.empty((n, len(columns)), np.bool_)
-        for f, column in enumerate(columns):
-            valid[:, f] = column.is_valid().to_numpy(zero_copy_only=False)
-            target, arrow_type = (ints, pa.int64()) if is_int[f] else (doubles, pa.float64())
-            target[:, f] = column.cast(arrow_type).fill_null(0).to_numpy()
-        offsets, data, empty_row = write_nullable_fields(
-            np.frombuffer(b"".join(literals), np.uint8), ends, is_int, ints,
-            doubles.view(np.uint8), valid,
-        )  # fmt: skip
-        if empty_row >= 0:
-            raise EncodeError(
-                f"row {empty_row} of the chunk has a null in every field, and an ILP line needs "
-                f"one; drop such rows or use the dataframe method."
-            )
-        return pa.BinaryArray.from_buffers(
-            pa.binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
-        )
+        literals, literal_ends = self._literals(tuple(is_int))
+        doubles, ints = [], []
+        for column, integer in zip(columns, is_int, strict=True):
+            arrow_type = pa.int64() if integer else pa.float64()
+            values = _plain(column.cast(arrow_type).fill_null(0).to_numpy())
+            doubles.append(_EMPTY_BYTES if integer else values.view(np.uint8))
+            ints.append(values if integer else _EMPTY_INTS)
+        if any(column.null_count for column in columns):
+            valid = np.column_stack(
+                [c.is_valid().to_numpy(zero_copy_only=False) for c in columns]
+            ).view(np.uint8)
+        else:
+            valid = _NO_NULLS
+        return is_int, literals, literal_ends, tuple(doubles), tuple(ints), valid
 
-    def _int_segment(self, layout: list, segments: list, ints: list, n: int) -> list[pa.Array]:
-        """The fixed-width block gathered so far (if any), then the run of integer fields as
-        one variable-width segment per row."""
-        before = [self._block(len(segments), layout, n)] if layout else []
-        literals = [literal for literal, _ in ints]
-        ends = np.cumsum([0] + [len(literal) for literal in literals], dtype=np.int64)
-        values = np.empty((n, len(ints)), np.int64)  # a row's values side by side
-        for f, (_, column) in enumerate(ints):
-            values[:, f] = column.cast(pa.int64()).to_numpy()
-        offsets, data = write_int_fields(np.frombuffer(b"".join(literals), np.uint8), ends, values)
-        text = pa.BinaryArray.from_buffers(
-            pa.binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
-        )
-        return [*before, text]
+    def _literals(self, is_int: tuple[bool, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """Each field's `name=` (an integer) or `name==` and type 16 (a double), back to back,
+        and where each ends."""
+        cached = self._literal_cache.get(is_int)
+        if cached is None:
+            parts = [f"{name}=".encode() + (b"" if integer else b"=" + _DOUBLE_TYPE)
+                     for name, integer in zip(self._field_names, is_int, strict=True)]  # fmt: skip
+            ends = np.cumsum([0] + [len(part) for part in parts], dtype=np.int64)
+            cached = self._literal_cache[is_int] = (np.frombuffer(b"".join(parts), np.uint8), ends)
+        return cached
 
-    def _block(self, slot: int, layout: list[tuple[str, Any]], n: int) -> pa.Array:
-        """One fixed-width binary column (n rows) from literals, doubles and timestamp digits;
-        `slot` names its reusable buffer (the segment's position in the line)."""
-        template, names, formats, offsets, data = b"", [], [], [], {}
-        for i, (kind, value) in enumerate(layout):
-            if kind == "lit":
-                template += value
-                continue
-            width = 8 if kind == "f64" else value.shape[1]
-            name = f"c{i}"
-            names.append(name)
-            formats.append("<f8" if kind == "f64" else f"V{width}")
-            offsets.append(len(template))
-            data[name] = value if kind == "f64" else value.view(f"V{width}").reshape(-1)
-            template += b"\0" * width
-        width = len(template)
-        need = n * width
-        cached_template, buffer = self._blocks.get(slot, (b"", np.empty(0, np.uint8)))
-        if cached_template != template or buffer.size < need:
-            buffer = np.frombuffer(bytearray(template * n), np.uint8)  # C-speed repeat
-            self._blocks[slot] = (template, buffer)
-        block = buffer[:need].reshape(n, width)
-        if names:
-            record = np.dtype(
-                {"names": names, "formats": formats, "offsets": offsets, "itemsize": width}
-            )
-            rows = block.reshape(-1).view(record)
-            for name, value in data.items():
-                rows[name] = value
-        ends = np.arange(0, need + 1, width, dtype=np.int32)
-        return pa.BinaryArray.from_buffers(
-            pa.binary(), n, [None, pa.py_buffer(ends), pa.py_buffer(block)]
-        )
+
+def _same(known: list, dictionaries: list) -> bool:
+    return all(a is b or a.equals(b) for a, b in zip(known, dictionaries, strict=True))
+
+
+def _plain(values: np.ndarray) -> np.ndarray:
+    """A read-only view: write_lines takes the columns as one tuple type, whether Arrow lent
+    them (read-only) or NumPy made them."""
+    view = values.view()
+    view.flags.writeable = False
+    return view
+
+
+_EMPTY_BYTES = _plain(np.empty(0, np.uint8))  # a field of the other kind
+_EMPTY_INTS = _plain(np.empty(0, np.int64))
+_NO_NULLS = np.empty((0, 0), np.uint8)

@@ -286,13 +286,17 @@ def _from_arrow(table: Any, library: str) -> Any:
 
 def arrow_to_pandas(table: Any):
     """An Arrow table as pandas; an integer column with nulls as a nullable integer (plain
-    to_pandas() makes it float64, and QuestDB would then take DOUBLE values for a LONG column)."""
+    to_pandas() makes it float64, and QuestDB would then take DOUBLE values for a LONG column).
+
+    split_blocks: each column its own block, so the fields are not copied into one 2-D block
+    (a third of the conversion's CPU on TSBS chunks); pandas consolidates later if it must."""
     import pyarrow as pa
 
-    ints = [f.name for f in table.schema if pa.types.is_integer(f.type)]
-    if not any(table.column(name).null_count for name in ints):
-        return table.to_pandas()
-    return table.to_pandas(types_mapper=_nullable_int_dtype)
+    pdf = table.to_pandas(split_blocks=True)
+    for field in table.schema:
+        if pa.types.is_integer(field.type) and table.column(field.name).null_count:
+            pdf[field.name] = table.column(field.name).to_pandas(types_mapper=_nullable_int_dtype)
+    return pdf
 
 
 def _pandas_parquet(path: Path, offset: int, length: int | None, spec: TableSpec):
@@ -368,22 +372,14 @@ _READERS = {
 
 
 def to_pandas(frame: Any):
-    """The frame the ILP client takes: pandas as is; polars via to_pandas() (categories kept,
+    """The frame the ILP client takes: pandas as is; polars through Arrow (categories kept,
     integer columns with nulls as pandas' nullable integers)."""
     if not type(frame).__module__.startswith("polars"):
         return frame
-    # Plain to_pandas(): Categorical -> category; the Arrow-extension route would give Arrow
-    # dictionary columns, which the client refuses. But plain to_pandas() turns an integer
-    # column with nulls into float64, and QuestDB then makes a DOUBLE column of it (and rounds
-    # values beyond 2**53): those columns go through pandas' nullable integers instead.
-    nullable_ints = [
-        name for name, column in frame.to_dict().items()
-        if column.dtype.is_integer() and column.null_count()
-    ]  # fmt: skip
-    pdf = frame.to_pandas()
-    for name in nullable_ints:
-        pdf[name] = frame[name].to_arrow().to_pandas(types_mapper=_nullable_int_dtype)
-    return pdf
+    # Not polars' own to_pandas(): it turns an integer column with nulls into float64 (QuestDB
+    # would then make a DOUBLE column of it), and it copies the fields into one 2-D block,
+    # which arrow_to_pandas does not (a fifth less CPU on TSBS chunks).
+    return arrow_to_pandas(frame.to_arrow())
 
 
 def _nullable_int_dtype(arrow_type: Any) -> Any:

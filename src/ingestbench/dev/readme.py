@@ -56,16 +56,15 @@ def run_line(env: dict[str, Any], config_name: str | None) -> str:
     )
 
 
-def leaders_table(summary: Any) -> str:
-    """The leading validated variants of the largest dataset by median rows/s."""
-    # The dataset with the most rows, and of those the one with the most variants.
-    sizes = summary.groupby("dataset").agg(rows=("dataset_rows", "max"), n=("variant", "size"))
-    largest = sizes.sort_values(["rows", "n"], kind="stable").index[-1]
-    df = summary[(summary["dataset"] == largest) & (summary["validated"].astype(str) == "True")]
+def leaders_table(summary: Any, dataset: str | None = None, intro: str | None = None) -> str:
+    """The leading validated variants of `dataset` (the largest by default) by median rows/s."""
+    dataset = dataset or _largest(summary)
+    variants = int((summary["dataset"] == dataset).sum())
+    df = summary[(summary["dataset"] == dataset) & (summary["validated"].astype(str) == "True")]
     df = df.sort_values("rows_per_s_median", ascending=False, kind="stable").head(LEADERS)
     lines = [
-        f"Dataset `{largest}`, its {len(df)} fastest validated variants of "
-        f"{int(sizes.loc[largest, 'n'])} (every variant and dataset: `results/summary.csv`):",
+        f"{intro or 'Dataset'} `{dataset}`, its {len(df)} fastest validated variants of "
+        f"{variants} (every variant and dataset: `results/summary.csv`):",
         "",
         "| # | variant | rows/s, median (min–max) | × wire ceiling | client CPU-s per 1M rows |",
         "|---:|---|---:|---:|---:|",
@@ -78,6 +77,22 @@ def leaders_table(summary: Any) -> str:
             f"{_num(r.get('ceiling_fraction'))} | {_num(cpu)} |"
         )
     return "\n".join(lines)
+
+
+def _largest(summary: Any) -> str:
+    """The dataset with the most rows, and of those the one with the most variants."""
+    sizes = summary.groupby("dataset").agg(rows=("dataset_rows", "max"), n=("variant", "size"))
+    return sizes.sort_values(["rows", "n"], kind="stable").index[-1]
+
+
+def integer_tables(summary: Any) -> list[str]:
+    """A table for each dataset of integer fields beside the largest one (TSBS's own type,
+    which ILP writes as text: the client paths meet another ceiling there)."""
+    if "field_type" not in summary:
+        return []
+    names = set(summary.loc[summary["field_type"] == "long", "dataset"]) - {_largest(summary)}
+    intro = "The same readings as integers (`field_type: long`, TSBS's own type), dataset"
+    return [leaders_table(summary, name, intro) for name in sorted(names)]
 
 
 def results_block(results: Path = RESULTS, config: Path = CHECKOUT / "config.yaml") -> str:
@@ -104,6 +119,7 @@ def results_block(results: Path = RESULTS, config: Path = CHECKOUT / "config.yam
             run_line(env, name),
             "",
             leaders_table(summary),
+            *(part for table in integer_tables(summary) for part in ("", table)),
             END,
         ]
     )

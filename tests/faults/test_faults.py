@@ -186,9 +186,17 @@ def big_dataset(tmp_path_factory):
             "dir": out, "params": params}  # fmt: skip
 
 
-@pytest.fixture
-def private_cache(questdb_jar, tmp_path):
-    return copy_cached_jar(questdb_jar, tmp_path / "cache").parent
+@pytest.fixture(scope="session")
+def private_cache(questdb_jar, tmp_path_factory):
+    """A private copy of the cached jar, shared by the tests that only read it, with its JVM AOT
+    cache made up front (as a run's first server start makes it): the servers the tests see are
+    the jobs' own."""
+    from ingestbench.server.aot import aot_cache_options
+    from ingestbench.server.process import java_executable
+
+    jar = copy_cached_jar(questdb_jar, tmp_path_factory.mktemp("private") / "cache")
+    assert aot_cache_options(java_executable(None), jar, DEADLINE_S)
+    return jar.parent
 
 
 # ---------------------------------------------------------------------------------------------
@@ -480,9 +488,9 @@ def dry_run(workdir: Path, config: Path, *targets: str) -> str:
     return output
 
 
-def test_ctrl_c_of_the_workflow_mid_repeat_then_a_plain_rerun(questdb_jar, tmp_path):
+def test_ctrl_c_of_the_workflow_mid_repeat_then_a_plain_rerun(private_cache, tmp_path):
     workdir = copy_workflow(new_dir(tmp_path / "clone"))
-    cache = copy_cached_jar(questdb_jar, tmp_path / "cache").parent
+    cache = private_cache
     dataset = {"label": "mid", "scale": 4000, "epochs": 50, "seed": 5}
     config = write_config(tmp_path / "c.yaml", repeats=3, datasets=[dataset],
                           questdb={"cache_dir": str(cache)})  # fmt: skip
@@ -521,7 +529,11 @@ def test_two_clones_at_once_share_the_jar_and_never_rerun_each_other(tmp_path):
         assert proc.returncode == 0, output[-3000:]
         assert tree.survivors() == []
     jar = cache / f"questdb-{QUESTDB_VERSION}.jar"
-    assert sorted(p.name for p in cache.iterdir()) == [jar.name, f"{jar.name}.json"]
+    # One JVM AOT cache, made once, under its lock, by the first server start of either clone.
+    (aot,) = [p.name for p in cache.iterdir() if p.suffix == ".aot"]
+    assert sorted(p.name for p in cache.iterdir()) == sorted(
+        [jar.name, f"{jar.name}.json", aot, f".{aot}.lock"]
+    )
     os.utime(jar)  # the shared jar touched (as a re-download used to): nothing reruns
     for clone, config in zip(clones, configs, strict=True):
         assert "Nothing to be done" in dry_run(clone, config, *targets)

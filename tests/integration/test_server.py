@@ -186,3 +186,65 @@ def test_a_fixed_port_in_use_is_named(questdb_jar, tmp_path):
             ),  # fmt: skip
         ):
             pass
+
+
+def _java_children() -> list[psutil.Process]:
+    return [p for p in psutil.Process().children() if "io.questdb" in " ".join(p.cmdline())]
+
+
+def test_work_while_the_server_starts_runs_beside_its_jvm_and_a_failure_stops_it(
+    questdb_jar, tmp_path
+):
+    others = {p.pid for p in _java_children()}  # the session's server
+    started = []
+
+    def work():
+        # The JVM is launched before the work runs.
+        started.extend(p for p in _java_children() if p.pid not in others)
+        raise QuestDBError("the work failed")
+
+    with (
+        pytest.raises(QuestDBError, match="the work failed"),
+        embedded_server(
+            questdb_jar,
+            startup_timeout_s=STARTUP_S,
+            log_path=tmp_path / "s.log",
+            while_starting=work,
+        ),
+    ):
+        pytest.fail("the server was yielded after its work failed")
+    assert len(started) == 1
+    assert _gone(started[0].pid)
+
+
+WORK_IN_A_CHILD_JOB = """
+import sys, time
+from pathlib import Path
+import psutil
+from ingestbench.server.process import embedded_server
+
+def work():  # what a job imports while its server starts, made slow
+    (java,) = psutil.Process().children()
+    print(java.pid, java.cmdline()[java.cmdline().index("-d") + 1], flush=True)
+    time.sleep(120)
+
+with embedded_server(Path(sys.argv[1]), while_starting=work):
+    pass
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_the_server_stops_when_its_job_is_cancelled_during_its_work_while_starting(
+    questdb_jar, sig
+):
+    child = subprocess.Popen([sys.executable, "-c", WORK_IN_A_CHILD_JOB, str(questdb_jar)],
+                             stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        pid, root = child.stdout.readline().split()
+        os.kill(child.pid, sig)
+        child.wait(30)
+        assert _gone(int(pid))
+        assert not os.path.exists(root)
+    finally:
+        child.kill()
+        child.wait()

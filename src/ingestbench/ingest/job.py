@@ -1,24 +1,31 @@
-"""One ingestion job: a server, the variant's repeats, then the table's aggregates and export."""
+"""One ingestion job: a server, the variant's repeats, then the table's aggregates and export.
+
+This module imports only light modules: the measuring code is imported while the job's server
+starts (see ingest_job).
+"""
 
 from __future__ import annotations
 
+import functools
+import importlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ingestbench.config import Settings
 from ingestbench.environment import host_info
 from ingestbench.files import load_json, space_for, write_json_atomic
-from ingestbench.ingest.dedup import replay_check
-from ingestbench.ingest.methods import Job, TablePart
-from ingestbench.ingest.runner import run_variant
 from ingestbench.results.records import SCHEMA_VERSION, RunFile, write_run
-from ingestbench.server.process import questdb_server
-from ingestbench.tsbs.columns import table_file, use_case_tables
+from ingestbench.server.process import QuestDB, questdb_server
 from ingestbench.variants import ROW_LOOP_METHODS, Variant
 
+if TYPE_CHECKING:
+    from ingestbench.ingest.methods import TablePart
+
 log = logging.getLogger(__name__)
+# What _measure imports (with them pyarrow, numba and the QuestDB client).
+MEASURING_CODE = ("ingestbench.ingest.dedup", "ingestbench.ingest.runner", "ingestbench.validate")
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,9 @@ def job_parts(
 ) -> tuple[TablePart, ...]:
     """The tables of a multi-table dataset (none for cpu): each table's file in the variant's
     format (the ILP text is one file for all) and its rows, capped for the row loops."""
+    from ingestbench.ingest.methods import TablePart
+    from ingestbench.tsbs.columns import table_file, use_case_tables
+
     use_case = manifest["params"].get("use_case", "cpu")
     if use_case == "cpu":
         return ()
@@ -74,37 +84,58 @@ def ingest_job(
     server_log: Path | None = None,
 ) -> RunFile:
     """Run all repeats of `variant` on a fresh (or the external) server; write the outputs."""
+    manifest = load_json(files.manifest, "dataset manifest")
+    # The server first: its JVM starts (about 1 s) while this process imports (about 1 s).
+    imports = functools.partial(import_measuring_code, variant.library)
+    with questdb_server(settings.questdb, jar, server_log, while_starting=imports) as qdb:
+        doc = _measure(qdb, settings, variant, files, manifest)
+    doc["host"] = host_info()
+    return write_run(files.run, doc)  # last: a run file exists only for a finished job
+
+
+def import_measuring_code(library: str) -> None:
+    """The measuring code and the variant's dataframe libraries: pandas, polars, pyarrow, numba
+    and the QuestDB client take about 1 s to import on a small machine."""
+    for name in MEASURING_CODE:
+        importlib.import_module(name)
+    from ingestbench.ingest.readers import import_libraries
+
+    import_libraries(library)
+
+
+def _measure(
+    qdb: QuestDB, settings: Settings, variant: Variant, files: IngestFiles, manifest: dict[str, Any]
+) -> dict[str, Any]:
+    """The repeats, then the table's aggregates and export: the run document, without its host."""
+    from ingestbench.ingest.dedup import replay_check
+    from ingestbench.ingest.methods import Job
+    from ingestbench.ingest.runner import run_variant
     from ingestbench.validate import export_table, questdb_aggregates
 
-    manifest = load_json(files.manifest, "dataset manifest")
     dataset = dataset_summary(manifest)
     parts = job_parts(variant, manifest, Path(files.data), settings.rows_cap)
     if parts:
         rows = sum(p.rows for p in parts)
     else:
         rows = rows_to_ingest(variant, dataset["rows"], settings.rows_cap)
-    with questdb_server(settings.questdb, jar=jar, log_path=server_log) as qdb:
-        job = Job(qdb, settings.table, variant, Path(files.data), rows,
-                  settings.ilp_protocol_version, dedup=dataset["dedup"],
-                  field_type=dataset["field_type"], parts=parts)  # fmt: skip
-        doc = run_variant(
-            job, dataset, dataset["field_type"], settings.repeats, settings.warmup_rows
-        )
-        if job.dedup:  # every dataset has its Parquet beside the manifest
-            parquet = Path(files.manifest).with_name(f"{dataset['name']}.parquet")
-            doc["dedup_replay"] = replay_check(job, parquet)
-        if parts:  # rows per table: what the validation checks each table against
-            doc["table_rows"] = {p.spec.table: p.rows for p in parts}
-        if files.actual:
-            tables = {p.spec.table: questdb_aggregates(qdb, p.spec.table, p.spec)
-                      for p in job.tables}  # fmt: skip
-            found = {"tables": tables} if parts else {"aggregates": tables[settings.table]}
-            write_json_atomic(files.actual, {"schema_version": SCHEMA_VERSION, **found})
-        if files.export:
-            piece_rows = settings.validation.export_piece_rows
-            with space_for(files.export):
-                for part in job.tables:  # several tables: a directory of each in the export
-                    target = Path(files.export) / part.spec.table if parts else Path(files.export)
-                    export_table(qdb, part.spec.table, target, piece_rows=piece_rows)
-    doc["host"] = host_info()
-    return write_run(files.run, doc)  # last: a run file exists only for a finished job
+    job = Job(qdb, settings.table, variant, Path(files.data), rows,
+              settings.ilp_protocol_version, dedup=dataset["dedup"],
+              field_type=dataset["field_type"], parts=parts)  # fmt: skip
+    doc = run_variant(job, dataset, dataset["field_type"], settings.repeats, settings.warmup_rows)
+    if job.dedup:  # every dataset has its Parquet beside the manifest
+        parquet = Path(files.manifest).with_name(f"{dataset['name']}.parquet")
+        doc["dedup_replay"] = replay_check(job, parquet)
+    if parts:  # rows per table: what the validation checks each table against
+        doc["table_rows"] = {p.spec.table: p.rows for p in parts}
+    if files.actual:
+        tables = {p.spec.table: questdb_aggregates(qdb, p.spec.table, p.spec)
+                  for p in job.tables}  # fmt: skip
+        found = {"tables": tables} if parts else {"aggregates": tables[settings.table]}
+        write_json_atomic(files.actual, {"schema_version": SCHEMA_VERSION, **found})
+    if files.export:
+        piece_rows = settings.validation.export_piece_rows
+        with space_for(files.export):
+            for part in job.tables:  # several tables: a directory of each in the export
+                target = Path(files.export) / part.spec.table if parts else Path(files.export)
+                export_table(qdb, part.spec.table, target, piece_rows=piece_rows)
+    return doc

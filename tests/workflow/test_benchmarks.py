@@ -231,3 +231,39 @@ def test_bench_run_passes_snakemake_s_failure_on(tmp_path):
     assert result.returncode == 1
     rows = list(csv.DictReader((workdir / "results/benchmarks/bench_run.csv").open()))
     assert [r["exit"] for r in rows] == ["1"]
+
+
+def _perf_can_sample() -> bool:
+    import shutil
+
+    perf = shutil.which("perf")
+    if perf is None:
+        return False
+    probe = subprocess.run([perf, "record", "-q", "-o", os.devnull, "--", "true"],
+                           capture_output=True, timeout=60)  # fmt: skip
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(not _perf_can_sample(), reason="perf is missing or may not sample here")
+def test_bench_client_profile_sorts_the_client_s_samples_by_thread_and_work():
+    out = bench("bench_client_profile.py", "--scale", "400", "--epochs", "50", "--repeats", "2")
+    assert re.search(r"pandas-vectorized-parquet-tcp-w2, double fields: 20,000 rows", out)
+    samples = int(re.search(r"(\d+) on-CPU samples of the client process", out).group(1))
+    assert samples > 0
+    blocks = {b.split()[0]: b for b in out.split("\n\n") if b.strip()}
+    row = re.compile(r"^(\S.*?)\s+([\d.]+)%$", re.MULTILINE)
+    threads = {name: float(v) for name, v in row.findall(blocks["thread"])}
+    kinds = {name: float(v) for name, v in row.findall(blocks["work"])}
+    # The workers encode and send; every sample has one thread and one kind of work.
+    assert threads["workers"] > 0
+    assert sum(threads.values()) == pytest.approx(100, abs=0.5)
+    assert sum(kinds.values()) == pytest.approx(100, abs=0.5)
+
+
+def test_bench_server_start_times_starts_with_and_without_the_aot_cache():
+    out = bench("bench_server_start.py", "--rounds", "1")
+    rows = dict(re.findall(r"^((?:with|without) the AOT cache)\s+([\d.]+)\s+[\d.]+$", out,
+                           re.MULTILINE))  # fmt: skip
+    assert set(rows) == {"with the AOT cache", "without the AOT cache"}
+    assert all(float(s) > 0 for s in rows.values())
+    assert re.search(r"overlapping the start: [\d.]+ s", out)

@@ -109,7 +109,7 @@ def test_shipped_configs_cover_every_method_library_format_and_transport(config_
 
 def test_the_out_of_order_dataset_runs_dataframe_and_threads():
     config = validate_config(yaml.safe_load((REPO / "config.yaml").read_text()))
-    ooo = variants_by_dataset(config, ["main", "ooo"])["ooo"]
+    ooo = variants_by_dataset(config, [d["label"] for d in config["datasets"]])["ooo"]
     assert {v.method for v in ooo} >= {"dataframe", "threads"}
 
 

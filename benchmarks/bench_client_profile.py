@@ -38,8 +38,9 @@ from pathlib import Path
 
 from _bench import TABLE, bench_parser, dataset_and_server
 
-#: A sample taken in code without symbols (numba's compiled functions have none for perf).
-NUMBA_LEAF = "LEAF:[unknown] ([unknown])"
+#: A sample taken in anonymous executable memory, which perf shows as a JIT's (perf-<pid>.map):
+#: in this process, numba's compiled functions (the JVM's samples are another process's).
+NUMBA_LEAF = "LEAF:[unknown] (/tmp/perf-"
 #: Kinds of work, by what a sample's call chain holds: the first that matches names it.
 WORK = (
     ("page faults (fresh memory)", ("page_fault",)),

@@ -267,3 +267,12 @@ def test_bench_server_start_times_starts_with_and_without_the_aot_cache():
     assert set(rows) == {"with the AOT cache", "without the AOT cache"}
     assert all(float(s) > 0 for s in rows.values())
     assert re.search(r"overlapping the start: [\d.]+ s", out)
+
+
+def test_bench_arrow_pool_runs_the_path_on_each_pool_in_turn():
+    out = bench("bench_arrow_pool.py", "--scale", "40", "--epochs", "50", "--repeats", "1")
+    rows = re.findall(
+        r"^(mimalloc|system) \(.+?\)\s+([\d,]+)\s+([\d.]+)\s+(\d+)$", out, re.MULTILINE
+    )
+    assert [r[0] for r in rows] == ["mimalloc", "system"]
+    assert all(int(r[1].replace(",", "")) > 0 and int(r[3]) > 0 for r in rows)

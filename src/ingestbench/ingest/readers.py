@@ -71,8 +71,7 @@ def import_libraries(library: str) -> None:
     # Arrow's buffers from the C library's allocator rather than pyarrow's default, mimalloc:
     # with the chunk reader allocating and the senders freeing on other threads, mimalloc kept
     # handing the reader fresh pages, each first touched through a page fault (a fifth of the
-    # client's CPU in `vectorized`). Interleaved on one server, 1M rows: 0.41 -> 0.32 client
-    # CPU-s per 1M rows and a lower peak RSS (findings/2026-11-25-client-cpu-2).
+    # client's CPU in `vectorized`). Measured by benchmarks/bench_arrow_pool.py.
     pa.set_memory_pool(pa.system_memory_pool())
 
     if library == "polars":
@@ -297,7 +296,7 @@ def arrow_to_pandas(table: Any):
     to_pandas() makes it float64, and QuestDB would then take DOUBLE values for a LONG column).
 
     split_blocks: each column its own block, so the fields are not copied into one 2-D block
-    (a third of the conversion's CPU on TSBS chunks); pandas consolidates later if it must."""
+    (about a fifth of the conversion's CPU on TSBS chunks); pandas consolidates later if it must."""
     import pyarrow as pa
 
     pdf = table.to_pandas(split_blocks=True)

@@ -70,8 +70,8 @@ def import_libraries(library: str) -> None:
 
     # Arrow's buffers from the C library's allocator rather than pyarrow's default, mimalloc:
     # with the chunk reader allocating and the senders freeing on other threads, mimalloc kept
-    # handing the reader fresh pages, each first touched through a page fault (a fifth of the
-    # client's CPU in `vectorized`). Measured by benchmarks/bench_arrow_pool.py.
+    # handing the reader fresh pages, each first touched through a page fault (9-13 % of the
+    # client's CPU in `vectorized`, measured by benchmarks/bench_arrow_pool.py).
     pa.set_memory_pool(pa.system_memory_pool())
 
     if library == "polars":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import statistics
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,7 @@ from ingestbench.ingest.runner import run_repeat
 from ingestbench.ingest.warmup import warm_up
 from ingestbench.server.process import QuestDB, questdb_server
 from ingestbench.tsbs import DatasetParams, generate
+from ingestbench.variants import parse_variant_name
 
 REPO = Path(__file__).resolve().parents[1]
 TABLE = "cpu"
@@ -44,6 +46,36 @@ def dataset_and_server(
         paths = {fmt: Path(tmp) / f"{params.name}.{fmt}" for fmt in formats}
         with questdb_server(QuestDBSettings.from_config(config)) as qdb:
             yield params, paths, qdb, config
+
+
+def variant_arguments(p: argparse.ArgumentParser, repeats: int) -> None:
+    """--variant (the fastest client path by default), --field-type and --repeats."""
+    p.add_argument("--variant", default="pandas-vectorized-parquet-tcp-w2")
+    p.add_argument("--field-type", choices=("double", "long"), default="double")
+    p.add_argument("--repeats", type=int, default=repeats, help=f"(default: {repeats})")
+
+
+@contextlib.contextmanager
+def warm_job(a: argparse.Namespace) -> Iterator[tuple[DatasetParams, Job]]:
+    """(params, the job of variant `a.variant`) on TSBS cpu of `a.field_type` and a fresh server
+    (as dataset_and_server), warmed up as the workflow's jobs are."""
+    variant = parse_variant_name(a.variant)
+    formats = tuple(dict.fromkeys(("parquet", variant.format)))
+    with dataset_and_server(a.scale, a.epochs, formats, a.field_type) as (
+        params, paths, qdb, config,
+    ):  # fmt: skip
+        job = Job(qdb, TABLE, variant, paths[variant.format], params.rows,
+                  config["ilp_protocol_version"])  # fmt: skip
+        warm_up_each([job], config["warmup_rows"], a.field_type)
+        yield params, job
+
+
+def medians(runs: list[dict[str, Any]], rows: int) -> tuple[float, float, float]:
+    """(rows/s, client and server CPU-s per 1M rows) of `run_repeat` results, medians."""
+    per_1m = 1e6 / rows
+    return (statistics.median(rows / r["end_to_end"] for r in runs),
+            statistics.median(r["client_cpu_s"] for r in runs) * per_1m,
+            statistics.median(r["server_cpu_s"] for r in runs) * per_1m)  # fmt: skip
 
 
 def warm_up_each(jobs: list[Job], warmup_rows: int, field_type: str = "double") -> None:

@@ -15,11 +15,9 @@ from __future__ import annotations
 import statistics
 
 import pyarrow as pa
-from _bench import TABLE, bench_parser, dataset_and_server, warm_up_each
+from _bench import bench_parser, medians, variant_arguments, warm_job
 
-from ingestbench.ingest.methods import Job
 from ingestbench.ingest.runner import run_repeat
-from ingestbench.variants import parse_variant_name
 
 POOLS = {"mimalloc (pyarrow's default)": pa.mimalloc_memory_pool,
          "system (the C library's)": pa.system_memory_pool}  # fmt: skip
@@ -27,30 +25,19 @@ POOLS = {"mimalloc (pyarrow's default)": pa.mimalloc_memory_pool,
 
 def main() -> None:
     p = bench_parser(__doc__)
-    p.add_argument("--variant", default="pandas-vectorized-parquet-tcp-w2")
-    p.add_argument("--field-type", choices=("double", "long"), default="double")
-    p.add_argument("--repeats", type=int, default=5, help="rounds (default: 5)")
+    variant_arguments(p, repeats=5)
     a = p.parse_args()
-    variant = parse_variant_name(a.variant)
-    formats = tuple(dict.fromkeys(("parquet", variant.format)))
     results: dict[str, list[dict]] = {name: [] for name in POOLS}
-    with dataset_and_server(a.scale, a.epochs, formats, a.field_type) as (
-        params, paths, qdb, config,
-    ):  # fmt: skip
-        job = Job(qdb, TABLE, variant, paths[variant.format], params.rows,
-                  config["ilp_protocol_version"])  # fmt: skip
-        warm_up_each([job], config["warmup_rows"], a.field_type)
+    with warm_job(a) as (params, job):
         for i in range(a.repeats):
             for name, pool in POOLS.items():
                 pa.set_memory_pool(pool())
                 results[name].append(run_repeat(job, a.field_type, i))
-    per_1m = 1e6 / params.rows
     print(f"\n{a.variant}, {a.field_type} fields, {params.rows:,} rows: medians of {a.repeats} "
           f"interleaved rounds\n")  # fmt: skip
     print(f"{'Arrow memory pool':<30}{'rows/s':>10}{'client CPU-s/1M':>17}{'peak RSS MiB':>14}")
     for name, runs in results.items():
-        rate = statistics.median(params.rows / r["end_to_end"] for r in runs)
-        cpu = statistics.median(r["client_cpu_s"] for r in runs) * per_1m
+        rate, cpu, _ = medians(runs, params.rows)
         rss = statistics.median(r["client_rss_bytes"] for r in runs) / 2**20
         print(f"{name:<30}{rate:>10,.0f}{cpu:>17.2f}{rss:>14.0f}")
 

@@ -23,12 +23,11 @@ server's CPU-seconds per 1M rows (the client's processes only, as the run files 
 from __future__ import annotations
 
 import csv
-import statistics
 import tempfile
 import warnings
 from pathlib import Path
 
-from _bench import REPO, TABLE, bench_parser, dataset_and_server, interleaved
+from _bench import REPO, TABLE, bench_parser, dataset_and_server, interleaved, medians
 from findings import findings_file
 
 from ingestbench.config import load_config
@@ -119,17 +118,14 @@ def end_to_end(a, field_type: str) -> list[dict]:
         jobs = [Job(qdb, TABLE, v, paths[v.format], params.rows, config["ilp_protocol_version"])
                 for v in map(parse_variant_name, END_TO_END)]  # fmt: skip
         results = interleaved(jobs, a.e2e_repeats, config["warmup_rows"], field_type)
-    per_1m = 1e6 / params.rows
-    ceiling = statistics.median(params.rows / r["end_to_end"] for r in results[END_TO_END[0]])
+    ceiling = medians(results[END_TO_END[0]], params.rows)[0]
     print(f"\n{field_type} fields end to end: {params.rows:,} rows, medians of "
           f"{a.e2e_repeats} interleaved repeats after a warm-up\n")  # fmt: skip
     print(f"{'variant':<36}{'rows/s':>10}{'× ceiling':>10}{'client CPU-s/1M':>16}"
           f"{'server CPU-s/1M':>16}")  # fmt: skip
     rows = []
     for name, runs in results.items():
-        rate = statistics.median(params.rows / r["end_to_end"] for r in runs)
-        client = statistics.median(r["client_cpu_s"] for r in runs) * per_1m
-        server = statistics.median(r["server_cpu_s"] for r in runs) * per_1m
+        rate, client, server = medians(runs, params.rows)
         print(f"{name:<36}{rate:>10,.0f}{rate / ceiling:>10.2f}{client:>16.2f}{server:>16.2f}")
         rows.append({"field_type": field_type, "variant": name, "rows_per_s": round(rate),
                      "ceiling_ratio": round(rate / ceiling, 3),

@@ -28,7 +28,6 @@ import ctypes
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,7 +35,7 @@ import threading
 import time
 from pathlib import Path
 
-from _bench import TABLE, bench_parser, dataset_and_server
+from _bench import bench_parser, medians, variant_arguments, warm_job
 
 #: A sample taken in anonymous executable memory, which perf shows as a JIT's (perf-<pid>.map):
 #: in this process, numba's compiled functions (the JVM's samples are another process's).
@@ -70,9 +69,7 @@ ROLES = {
 
 def main() -> None:
     p = bench_parser(__doc__)
-    p.add_argument("--variant", default="pandas-vectorized-parquet-tcp-w2")
-    p.add_argument("--field-type", choices=("double", "long"), default="double")
-    p.add_argument("--repeats", type=int, default=5, help="timed repeats (default: 5)")
+    variant_arguments(p, repeats=5)
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.child:
@@ -108,27 +105,15 @@ def main() -> None:
 def run_repeats(a) -> None:
     """In the child process perf records: warm up, then the timed repeats between two marks."""
     name_threads_for_the_kernel()
-    from ingestbench.ingest.methods import METHODS, Job
+    from ingestbench.ingest.methods import METHODS
     from ingestbench.ingest.runner import run_repeat
-    from ingestbench.ingest.warmup import warm_up
-    from ingestbench.variants import parse_variant_name
 
-    variant = parse_variant_name(a.variant)
-    formats = tuple(dict.fromkeys(("parquet", variant.format)))
-    with dataset_and_server(a.scale, a.epochs, formats, a.field_type) as (
-        params, paths, qdb, config,
-    ):  # fmt: skip
-        job = Job(qdb, TABLE, variant, paths[variant.format], params.rows,
-                  config["ilp_protocol_version"])  # fmt: skip
-        warm_up(job, a.field_type, config["warmup_rows"], job.rows)
-        METHODS[variant.method].timed_serialize = lambda self, job, state: (0, 0.0)
+    with warm_job(a) as (params, job):
+        METHODS[job.variant.method].timed_serialize = lambda self, job, state: (0, 0.0)
         start = time.clock_gettime(time.CLOCK_MONOTONIC)
         results = [run_repeat(job, a.field_type, i) for i in range(a.repeats)]
         end = time.clock_gettime(time.CLOCK_MONOTONIC)
-    per_1m = 1e6 / params.rows
-    rate = statistics.median(params.rows / r["end_to_end"] for r in results)
-    client = statistics.median(r["client_cpu_s"] for r in results) * per_1m
-    server = statistics.median(r["server_cpu_s"] for r in results) * per_1m
+    rate, client, server = medians(results, params.rows)
     print(f"PID {os.getpid()}")
     print(f"WINDOW {start:.6f},{end:.6f}")
     print(f"SUMMARY {params.rows:,} rows, {rate:,.0f} rows/s, client {client:.2f} and server "

@@ -12,7 +12,7 @@ Timing as for the other client methods: `read` and `convert` (the frame as an Ar
 batch, zero-copy where the library allows) on the reader thread, `send` = encoding + writing,
 busy time summed over pieces and workers. A chunk is encoded and sent in pieces (`PIECE_ROWS`),
 so a worker holds one piece's ILP. Whole-file mode reads and converts the whole file, then
-encodes and sends it in slices of the default chunk size. ILP protocol 2 only: it writes
+encodes and sends it in the same pieces. ILP protocol 2 only: it writes
 doubles in binary.
 """
 
@@ -38,7 +38,6 @@ from ingestbench.ingest.methods.base import (
 from ingestbench.ingest.methods.ilp_file import as_user_error, open_connections
 from ingestbench.ingest.timing import Clock
 from ingestbench.tsbs.columns import TableSpec
-from ingestbench.variants import READ_CHUNK_ROWS
 
 #: Rows encoded and sent at a time, within a chunk. Over TCP a piece of
 #: 25k rows (about 10 MiB of ILP) held RSS at 490-580 MiB against 730-890 for whole 100k-row
@@ -62,15 +61,12 @@ class Encoders(dict):
         return self[spec]
 
 
-class _Slices:
-    """Whole record batches, (spec, batch) pairs, handed out in slices, like a ChunkStream
-    (get() until None)."""
+class _Batches:
+    """Whole record batches, (spec, batch) pairs, handed out one by one like a ChunkStream
+    (get() until None); _Pieces cuts them."""
 
-    def __init__(self, batches: list, rows: int):
-        self._items = iter(
-            [(spec, batch.slice(start, rows))
-             for spec, batch in batches for start in range(0, batch.num_rows, rows)]
-        )  # fmt: skip
+    def __init__(self, batches: list):
+        self._items = iter(batches)
         self._lock = threading.Lock()
 
     def get(self):
@@ -134,7 +130,7 @@ class Vectorized(Method):
                 chunks = stack.enter_context(stream_chunks(job, clock, self.convert))
             else:
                 clock.restart()
-                chunks = _Slices(batches, READ_CHUNK_ROWS)
+                chunks = _Batches(batches)
             # Streamed, each worker adds its busy time to `send`; whole-file, `send` is one lap.
             self._send_all(job, chunks, connections, clock if streamed else Clock())
             if streamed:

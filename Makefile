@@ -7,9 +7,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
+# The experiment: CONFIG=config.iot.yaml merges that file over config.yaml, as --configfile does;
+# every target that reads or writes results then uses that config's folder (its results_dir).
+CONFIG ?=
+CONFIG_ARG = $(if $(CONFIG),--configfile $(CONFIG))
+RESULTS = $(shell $(BIN)/ingestbench results-dir $(if $(CONFIG),--config $(CONFIG)))
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: help install run run-scale run-dtypes test test-quick test-faults test-cluster lint format charts
+.PHONY: help install run smoke run-scale run-dtypes test test-quick test-faults test-cluster lint format charts
 .PHONY: report rulegraph readme lock compare clean archive site history site-screenshot bench-run-scale bench-cluster
 
 ## This list: every target and what it does, then the benchmarks (make bench-NAME).
@@ -30,9 +35,14 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $(STAMP)
 
-## The default benchmark, end to end: data, every variant (3 repeats), validation, tables, charts.
+## The default benchmark, end to end: data, every variant (3 repeats), validation, tables, charts
+## (CONFIG=config.iot.yaml runs that experiment instead, into its own results folder).
 run: install
-	$(BIN)/snakemake --cores $(CORES)
+	$(BIN)/snakemake --cores $(CORES) $(CONFIG_ARG)
+
+## A first try: a handful of variants on 50k rows, validated, into results/smoke/.
+smoke: install
+	$(BIN)/snakemake --cores $(CORES) --configfile config.smoke.yaml
 
 ## The benchmark at scale: TSBS's default day (34.56M rows) and 100M rows, 1 repeat (about 3 h).
 run-scale: install
@@ -81,22 +91,23 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/snakefmt Snakefile rules/
 
-## Redraw the summary tables and charts from existing run files (no ingestion reruns).
+## Redraw the summary tables and charts from existing run files (no ingestion reruns; a fresh
+## clone redraws the committed reference run's).
 charts: install
-	$(BIN)/snakemake charts --cores $(CORES)
+	$(BIN)/snakemake charts --cores $(CORES) $(CONFIG_ARG)
 
-## The Snakemake HTML report of the last run (report.html).
+## The Snakemake HTML report of the last run (RESULTS/report.html).
 report: install
-	$(BIN)/snakemake --report report.html
+	$(BIN)/snakemake --report $(RESULTS)/report.html $(CONFIG_ARG)
 
 ## Keep the finished run in results/ as one JSON document in archive/ (LABEL=what it was, for
 ## example LABEL=worker-idle-spin); commit it to add your machine's run to the page.
 archive: install
-	$(BIN)/ingestbench archive results $(if $(LABEL),--label $(LABEL))
+	$(BIN)/ingestbench archive $(RESULTS) $(if $(LABEL),--label $(LABEL))
 
-## The static results page, site/index.html (offline, one file), from archive/ and results/.
+## The static results page, site/index.html (offline, one file), from archive/ and the results.
 site: install
-	$(BIN)/ingestbench site
+	$(BIN)/ingestbench site --results $(RESULTS)
 
 ## Each variant's rate over the archived runs of one machine and config, in commit order.
 history: install
@@ -145,4 +156,4 @@ compare: install
 ## Remove what a run made; results/full/ (the committed full-run figures) stays.
 clean:
 	test ! -d results || find results -mindepth 1 -maxdepth 1 ! -name full -exec rm -rf {} +
-	rm -rf .snakemake report.html
+	rm -rf .snakemake

@@ -1,5 +1,12 @@
-# Benchmark: the fastest correct way to get a dataframe into QuestDB (TSBS cpu dataset).
+# Benchmark: the fastest correct way to get a dataframe into QuestDB (TSBS cpu and iot data).
 # README.md describes the commands, the layout and the results; rules/ holds the stages.
+# Run it from the venv that `make install` makes (`make run`, or .venv/bin/snakemake): the rules'
+# code and its pinned libraries are there. src/ goes on the path first, so the package imports
+# from this checkout even where it is not installed.
+
+import sys
+
+sys.path.insert(0, f"{workflow.basedir}/src")
 
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version
@@ -47,7 +54,7 @@ onstart:
 rule all:
     default_target: True
     input:
-        "results/summary.csv",
-        "results/summary.md",
-        "results/published_comparison.md",
+        f"{RESULTS}/summary.csv",
+        f"{RESULTS}/summary.md",
+        f"{RESULTS}/published_comparison.md",
         charts_files(),

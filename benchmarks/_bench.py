@@ -65,8 +65,8 @@ def warm_job(a: argparse.Namespace) -> Iterator[tuple[DatasetParams, Job]]:
         params, paths, qdb, config,
     ):  # fmt: skip
         job = Job(qdb, TABLE, variant, paths[variant.format], params.rows,
-                  config["ilp_protocol_version"])  # fmt: skip
-        warm_up_each([job], config["warmup_rows"], a.field_type)
+                  config["ilp_protocol_version"], field_type=params.field_type)  # fmt: skip
+        warm_up_each([job], config["warmup_rows"])
         yield params, job
 
 
@@ -78,22 +78,22 @@ def medians(runs: list[dict[str, Any]], rows: int) -> tuple[float, float, float]
             statistics.median(r["server_cpu_s"] for r in runs) * per_1m)  # fmt: skip
 
 
-def warm_up_each(jobs: list[Job], warmup_rows: int, field_type: str = "double") -> None:
+def warm_up_each(jobs: list[Job], warmup_rows: int) -> None:
     """The workflow's untimed warm-up (`warmup_rows` of config.yaml) once per job, before any
     measured run: so that no measured run meets a cold server, as in the workflow's jobs."""
     for job in jobs:
-        warm_up(job, field_type, warmup_rows, job.rows)
+        warm_up(job, warmup_rows, job.rows)
 
 
 def interleaved(
-    jobs: list[Job], repeats: int, warmup_rows: int = 0, field_type: str = "double"
+    jobs: list[Job], repeats: int, warmup_rows: int = 0
 ) -> dict[str, list[dict[str, Any]]]:
     """{variant name: its repeats}, run round-robin (A, B, C, A, B, C ...) so that drift on a
     noisy machine hits every variant alike; each through the workflow's own `run_repeat`, after
     one warm-up per variant."""
-    warm_up_each(jobs, warmup_rows, field_type)
+    warm_up_each(jobs, warmup_rows)
     results: dict[str, list[dict[str, Any]]] = {job.variant.name: [] for job in jobs}
     for i in range(repeats):
         for job in jobs:
-            results[job.variant.name].append(run_repeat(job, field_type, i))
+            results[job.variant.name].append(run_repeat(job, i))
     return results

@@ -32,7 +32,7 @@ def main() -> None:
         for i in range(a.repeats):
             for name, pool in POOLS.items():
                 pa.set_memory_pool(pool())
-                results[name].append(run_repeat(job, a.field_type, i))
+                results[name].append(run_repeat(job, i))
     print(f"\n{a.variant}, {a.field_type} fields, {params.rows:,} rows: medians of {a.repeats} "
           f"interleaved rounds\n")  # fmt: skip
     print(f"{'Arrow memory pool':<30}{'rows/s':>10}{'client CPU-s/1M':>17}{'peak RSS MiB':>14}")

@@ -56,8 +56,16 @@ def workflow_send_rate(
     qdb: QuestDB, path: Path, method: str, rows: int, version: int
 ) -> tuple[float, float]:
     """(rows/s of the send phase, server CPU-s per 1M rows) of one repeat of a workflow method."""
-    job = Job(qdb, TABLE, Variant("pandas", method, "parquet", "http"), path, rows, version)
-    result = run_repeat(job, "double", 1)  # send, then wait until visible; server CPU spans both
+    job = Job(
+        qdb,
+        TABLE,
+        Variant("pandas", method, "parquet", "http"),
+        path,
+        rows,
+        version,
+        field_type="double",
+    )
+    result = run_repeat(job, 1)  # send, then wait until visible; server CPU spans both
     return rows / result["phases"]["send"], (result["server_cpu_s"] or 0.0) * 1e6 / rows
 
 
@@ -66,14 +74,14 @@ def ilp_file_send_rate(
 ) -> tuple[float, float]:
     """(rows/s of the send phase, server CPU-s per 1M rows) of one repeat of `ilp_file`."""
     variant = parse_variant_name(f"none-ilp_file-ilp-{transport}-w{connections}")
-    result = run_repeat(Job(qdb, TABLE, variant, path, rows), "double", 1)
+    result = run_repeat(Job(qdb, TABLE, variant, path, rows, field_type="double"), 1)
     return rows / result["phases"]["send"], (result["server_cpu_s"] or 0.0) * 1e6 / rows
 
 
 def serialized_buffers(qdb: QuestDB, path: Path, transport: str, rows: int, version: int) -> list:
     """The file's rows as ILP buffers of AUTO_FLUSH_ROWS rows each."""
     variant = Variant("pandas", "dataframe", "parquet", transport)
-    job = Job(qdb, TABLE, variant, path, rows, version)
+    job = Job(qdb, TABLE, variant, path, rows, version, field_type="double")
     frame = read_whole(job)
     with Sender.from_conf(job.conf()) as sender:
         buffers = []

@@ -33,8 +33,8 @@ def main() -> None:
     variants.append(dataclasses.replace(base, chunk_rows=None))  # whole-file mode, for scale
 
     with dataset_and_server(args.scale, args.epochs, (base.format,)) as (params, paths, qdb, cfg):
-        jobs = [Job(qdb, TABLE, v, paths[v.format], params.rows, cfg["ilp_protocol_version"])
-                for v in variants]  # fmt: skip
+        jobs = [Job(qdb, TABLE, v, paths[v.format], params.rows, cfg["ilp_protocol_version"],
+                    field_type=params.field_type) for v in variants]  # fmt: skip
         results = interleaved(jobs, args.repeats, cfg["warmup_rows"])
 
     print(f"\n{params.rows:,} rows, {args.variant}, medians of {args.repeats} interleaved repeats")

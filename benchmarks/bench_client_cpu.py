@@ -115,9 +115,10 @@ def end_to_end(a, field_type: str) -> list[dict]:
     with dataset_and_server(a.scale, a.epochs, ("parquet", "ilp"), field_type) as (
         params, paths, qdb, config,
     ):  # fmt: skip
-        jobs = [Job(qdb, TABLE, v, paths[v.format], params.rows, config["ilp_protocol_version"])
+        jobs = [Job(qdb, TABLE, v, paths[v.format], params.rows, config["ilp_protocol_version"],
+                    field_type=params.field_type)
                 for v in map(parse_variant_name, END_TO_END)]  # fmt: skip
-        results = interleaved(jobs, a.e2e_repeats, config["warmup_rows"], field_type)
+        results = interleaved(jobs, a.e2e_repeats, config["warmup_rows"])
     ceiling = medians(results[END_TO_END[0]], params.rows)[0]
     print(f"\n{field_type} fields end to end: {params.rows:,} rows, medians of "
           f"{a.e2e_repeats} interleaved repeats after a warm-up\n")  # fmt: skip

@@ -111,7 +111,7 @@ def run_repeats(a) -> None:
     with warm_job(a) as (params, job):
         METHODS[job.variant.method].timed_serialize = lambda self, job, state: (0, 0.0)
         start = time.clock_gettime(time.CLOCK_MONOTONIC)
-        results = [run_repeat(job, a.field_type, i) for i in range(a.repeats)]
+        results = [run_repeat(job, i) for i in range(a.repeats)]
         end = time.clock_gettime(time.CLOCK_MONOTONIC)
     rate, client, server = medians(results, params.rows)
     print(f"PID {os.getpid()}")

@@ -37,7 +37,7 @@ def main(variants: list[str] | None = None, repeats: int = 5) -> None:
     with dataset_and_server(args.scale, args.epochs, formats) as (params, paths, qdb, config):
         jobs = [
             Job(qdb, TABLE, v, paths[v.format], rows_to_ingest(v, params.rows, config["rows_cap"]),
-                config["ilp_protocol_version"])
+                config["ilp_protocol_version"], field_type=params.field_type)
             for v in variants
         ]  # fmt: skip
         results = interleaved(jobs, args.repeats, config["warmup_rows"])

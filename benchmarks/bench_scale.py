@@ -93,8 +93,8 @@ def measure(qdb, path: Path, name: str, rows: int, version: int) -> dict | None:
         print(f"  {name}: not a variant this checkout knows; skipped", flush=True)
         return None
     import_libraries(variant.library)  # start-up cost, outside every figure
-    job = Job(qdb, TABLE, variant, path, rows, version)
-    r = run_repeat(job, "double", 1)
+    job = Job(qdb, TABLE, variant, path, rows, version, field_type="double")
+    r = run_repeat(job, 1)
     p, server_cpu = r["phases"], r.get("server_cpu_s")  # None for an external server
     return {
         "rows": rows,
@@ -122,7 +122,10 @@ def warm_up_server(qdb, path: Path, names: list[str], rows: int, version: int,
         import_libraries(library)
     print(f"warming the server up: {min(warmup_rows, rows):,} rows with each of "
           f"{len(variants)} variants, untimed", flush=True)  # fmt: skip
-    warm_up_each([Job(qdb, TABLE, v, path, rows, version) for v in variants], warmup_rows)
+    warm_up_each(
+        [Job(qdb, TABLE, v, path, rows, version, field_type="double") for v in variants],
+        warmup_rows,
+    )
 
 
 def _measure_child(args: tuple, out) -> None:

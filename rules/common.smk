@@ -1,12 +1,20 @@
-# Helpers shared by all the .smk files — the validated config, datasets and the variant matrix.
-# The matrix itself is decided in ingestbench.variants; this file only turns it into file lists.
+# Helpers shared by all the .smk files: the experiment's folders, its datasets and the variant
+# matrix, and what each rule depends on. The matrix itself is decided in ingestbench.variants and
+# the settings each rule depends on in ingestbench.rule_inputs; this file only turns them into
+# file lists and params.
 
 from pathlib import Path
 
 from ingestbench.charts.registry import chart_paths
 from ingestbench.disk import check_needs, workflow_needs
+from ingestbench.rule_inputs import code_digest
 from ingestbench.tsbs import DatasetParams
 from ingestbench.variants import FORMATS, parse_variant_name, variants_by_dataset
+
+# This experiment's results (each config names its own folder) and the datasets (shared).
+RESULTS = config["results_dir"].rstrip("/")
+DATA = config["data_dir"].rstrip("/")
+SCRIPTS = Path(workflow.basedir) / "scripts"
 
 DATASET_CONFIGS = {DatasetParams.from_config(d).name: d for d in config["datasets"]}
 LABEL_TO_DATASET = {d["label"]: name for name, d in DATASET_CONFIGS.items()}
@@ -14,6 +22,12 @@ VARIANTS = {
     LABEL_TO_DATASET[label]: variants
     for label, variants in variants_by_dataset(config, list(LABEL_TO_DATASET)).items()
 }
+
+
+def script_code(name):
+    """The digest of a rule's script and every module of the package it imports: a param, so a
+    change of that code reruns the rule."""
+    return code_digest(SCRIPTS / name)
 
 
 def dataset_config(name):
@@ -29,11 +43,15 @@ def dataset_formats(name):
     return [fmt for fmt in FORMATS if fmt in needed]
 
 
+def dataset_path(name, fmt):
+    return f"{DATA}/{name}.{fmt}"
+
+
 def dataset_file(name, fmt):
     """A dataset's file in one format; an iot dataset's Parquet and CSV are directories of one
     file per table (its ILP text is one file for both tables)."""
-    path = f"results/data/{name}.{fmt}"
     iot = DATASET_CONFIGS[name].get("use_case") == "iot"
+    path = dataset_path(name, fmt)
     return directory(path) if iot and fmt != "ilp" else path
 
 
@@ -45,12 +63,23 @@ def run_pairs():
     return [(ds, v.name) for ds, variants in VARIANTS.items() for v in variants]
 
 
+def run_path(ds, variant):
+    return f"{RESULTS}/runs/{ds}/{variant}.json"
+
+
 def run_files():
-    return [f"results/runs/{ds}/{v}.json" for ds, v in run_pairs()]
+    return [run_path(ds, v) for ds, v in run_pairs()]
 
 
 def validation_files():
-    return [f"results/validation/{ds}/{v}.json" for ds, v in run_pairs()]
+    return [f"{RESULTS}/validation/{ds}/{v}.json" for ds, v in run_pairs()]
+
+
+def export_output(path):
+    """The export that validation reads: kept until the next ingestion of its variant (so
+    validation can rerun alone) unless validation.keep_export is false."""
+    out = directory(path)
+    return out if config["validation"]["keep_export"] else temp(out)
 
 
 def questdb_jar_input():
@@ -67,11 +96,11 @@ def questdb_jar_input():
 
 
 def questdb_jar_record():
-    return f"results/questdb/questdb-{config['questdb']['version']}.json"
+    return f"{RESULTS}/questdb/questdb-{config['questdb']['version']}.json"
 
 
 def charts_files():
-    return chart_paths("results/plots")
+    return chart_paths(f"{RESULTS}/plots")
 
 
 def check_disk_space():
@@ -84,17 +113,17 @@ def check_disk_space():
     to_generate = []
     for name in DATASET_CONFIGS:
         missing = [
-            f
-            for f in dataset_formats(name)
-            if not Path(f"results/data/{name}.{f}").exists()
+            f for f in dataset_formats(name) if not Path(dataset_path(name, f)).exists()
         ]
         to_generate.append((rows[name], missing))
-    pending = {
-        ds for ds, v in run_pairs() if not Path(f"results/runs/{ds}/{v}.json").exists()
-    }
-    embedded = config["questdb"]["mode"] == "embedded"
+    pending = {(ds, v) for ds, v in run_pairs() if not Path(run_path(ds, v)).exists()}
     check_needs(
         workflow_needs(
-            to_generate, [rows[ds] for ds in pending], embedded_server=embedded
+            to_generate,
+            [rows[ds] for ds, v in run_pairs() if (ds, v) in pending],
+            results=Path(RESULTS),
+            embedded_server=config["questdb"]["mode"] == "embedded",
+            data=Path(DATA),
+            keep_exports=config["validation"]["keep_export"],
         )
     )

@@ -1,6 +1,7 @@
 # Data stage: each seeded TSBS dataset (cpu, or iot's two tables), as Parquet plus the formats
-# its variants read (dataset_formats), and its manifest. One rule per dataset, because a rule's outputs cannot
-# depend on a wildcard's value and the big ILP text must exist only where it is sent.
+# its variants read (dataset_formats), and its manifest, in the shared data folder. One rule per
+# dataset, because a rule's outputs cannot depend on a wildcard's value and the big ILP text must
+# exist only where it is sent.
 
 for _name in DATASET_CONFIGS:
 
@@ -9,11 +10,11 @@ for _name in DATASET_CONFIGS:
             f"generate_{_name.replace('-', '_')}"
         output:
             **{fmt: dataset_file(_name, fmt) for fmt in dataset_formats(_name)},
-            manifest=f"results/data/{_name}.manifest.json",
+            manifest=f"{DATA}/{_name}.manifest.json",
         log:
-            f"results/logs/generate/{_name}.log",
+            f"{RESULTS}/logs/generate/{_name}.log",
         benchmark:
-            f"results/benchmarks/generate/{_name}.tsv"
+            f"{RESULTS}/benchmarks/generate/{_name}.tsv"
         # With `expected`: one cluster job per dataset (groups apply only to cluster runs).
         group:
             "dataset"
@@ -22,5 +23,6 @@ for _name in DATASET_CONFIGS:
         params:
             dataset=dataset_config(_name),
             formats=dataset_formats(_name),
+            code=script_code("generate.py"),
         script:
             "../scripts/generate.py"

@@ -7,12 +7,12 @@ rule dtype_matrix:
     input:
         jar=questdb_jar_input(),
     output:
-        csv="results/dtype_matrix.csv",
-        table="results/dtype_matrix.md",
-        chart="results/plots/dtype_matrix.png",
+        csv=f"{RESULTS}/dtype_matrix.csv",
+        table=f"{RESULTS}/dtype_matrix.md",
+        chart=f"{RESULTS}/plots/dtype_matrix.png",
     log:
-        server="results/logs/questdb/dtype_matrix.log",
-        job="results/logs/dtype_matrix.log",
+        server=f"{RESULTS}/logs/questdb/dtype_matrix.log",
+        job=f"{RESULTS}/logs/dtype_matrix.log",
     conda:
         "../envs/ingestbench.yaml"
     resources:

@@ -6,28 +6,34 @@
 
 import os
 
+from ingestbench.rule_inputs import ingest_settings
+
 
 rule ingest:
     input:
-        data=lambda w: f"results/data/{w.dataset}.{variant_config(w.variant)['format']}",
-        manifest="results/data/{dataset}.manifest.json",
+        data=lambda w: dataset_path(w.dataset, variant_config(w.variant)["format"]),
+        manifest=f"{DATA}/{{dataset}}.manifest.json",
         jar=questdb_jar_input(),
     output:
-        run="results/runs/{dataset}/{variant}.json",
-        actual="results/actual/{dataset}/{variant}.json",
+        run=f"{RESULTS}/runs/{{dataset}}/{{variant}}.json",
+        actual=f"{RESULTS}/actual/{{dataset}}/{{variant}}.json",
         # A directory of Parquet pieces (validation.export_piece_rows rows each).
-        export=temp(directory("results/exports/{dataset}/{variant}")),
+        export=export_output(f"{RESULTS}/exports/{{dataset}}/{{variant}}"),
     log:
         # The job's own log last: Snakemake shows failed logs in order, the cause comes last.
-        server="results/logs/questdb/{dataset}/{variant}.log",
-        job="results/logs/ingest/{dataset}/{variant}.log",
+        server=f"{RESULTS}/logs/questdb/{{dataset}}/{{variant}}.log",
+        job=f"{RESULTS}/logs/ingest/{{dataset}}/{{variant}}.log",
     benchmark:
-        "results/benchmarks/ingest/{dataset}/{variant}.tsv"
+        f"{RESULTS}/benchmarks/ingest/{{dataset}}/{{variant}}.tsv"
     conda:
         "../envs/ingestbench.yaml"
     threads: os.cpu_count() or 1
     resources:
         questdb=1,
         external_questdb=1 if config["questdb"]["mode"] == "external" else 0,
+    params:
+        # What the run ran under: recorded in the run file; a change reruns the ingestion.
+        settings=lambda w: ingest_settings(config, w.variant),
+        code=script_code("ingest.py"),
     script:
         "../scripts/ingest.py"

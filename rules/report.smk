@@ -1,20 +1,14 @@
 # Results people read: the recorded environment, the summary table, the charts and the report.
-# Chart rules read only results/summary.csv and environment.json (never a run file), so
-# `snakemake charts` redraws everything from existing runs, and a styling change in
-# the drawing code (an input of the chart rules) reruns the chart rules and nothing else.
+# Chart rules read only the summary and the environment (never a run file), so `snakemake charts`
+# redraws everything from existing results (a fresh clone has the reference run's), and a change
+# of the drawing code or of the `charts` settings reruns the chart rules and nothing else.
 
 import os
 
 # The chart list, from a light module: parsing the workflow does not load matplotlib.
 from ingestbench.charts.registry import CHARTS
 from ingestbench.config import config_hash
-
-REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(workflow.snakefile)))
-# What a chart's drawing depends on: a change here redraws the charts.
-CHART_CODE = [
-    os.path.join(REPO_DIR, "src/ingestbench/charts", name)
-    for name in ("draw.py", "style.py", "data.py", "registry.py")
-]
+from ingestbench.rule_inputs import chart_settings, ingest_settings
 
 
 report: "../report/workflow.rst"
@@ -22,17 +16,17 @@ report: "../report/workflow.rst"
 
 rule environment:
     input:
-        lock=os.path.join(REPO_DIR, "requirements.lock"),
+        lock=os.path.join(workflow.basedir, "requirements.lock"),
         jar=questdb_jar_input(),
     output:
         report(
-            "results/environment.json",
+            f"{RESULTS}/environment.json",
             caption="../report/environment.rst",
             category="Environment",
         ),
     log:
-        job="results/logs/environment.log",
-        server="results/logs/questdb/environment.log",
+        job=f"{RESULTS}/logs/environment.log",
+        server=f"{RESULTS}/logs/questdb/environment.log",
     localrule: True
     conda:
         "../envs/ingestbench.yaml"
@@ -41,8 +35,9 @@ rule environment:
     params:
         # The checkout holding the lock file: its git commit is recorded.
         workflow_dir=lambda w, input: os.path.dirname(os.path.abspath(input.lock)),
-        # A changed config re-records the environment (and so redraws the tables and charts).
+        # A changed benchmark config re-records the environment (and so the tables and charts).
         config_hash=config_hash(config),
+        code=script_code("environment.py"),
     script:
         "../scripts/environment.py"
 
@@ -51,23 +46,23 @@ rule summarize:
     input:
         runs=run_files(),
         validations=validation_files(),
-        environment="results/environment.json",
-        code=[
-            os.path.join(REPO_DIR, "src/ingestbench/results", name)
-            for name in ("summary.py", "records.py", "ceiling.py")
-        ],
+        environment=f"{RESULTS}/environment.json",
     output:
         csv=report(
-            "results/summary.csv",
+            f"{RESULTS}/summary.csv",
             caption="../report/summary.rst",
             category="Summary",
         ),
-        md="results/summary.md",
+        md=f"{RESULTS}/summary.md",
     log:
-        "results/logs/summarize.log",
+        f"{RESULTS}/logs/summarize.log",
     localrule: True
     conda:
         "../envs/ingestbench.yaml"
+    params:
+        # What each run file must have run under: the summary refuses one that differs.
+        settings={run_path(ds, v): ingest_settings(config, v) for ds, v in run_pairs()},
+        code=script_code("summarize.py"),
     script:
         "../scripts/summarize.py"
 
@@ -78,41 +73,43 @@ for _chart, _title in CHARTS.items():
         name:
             f"chart_{_chart}"
         input:
-            summary="results/summary.csv",
-            environment="results/environment.json",
-            code=CHART_CODE,
+            summary=f"{RESULTS}/summary.csv",
+            environment=f"{RESULTS}/environment.json",
         output:
             png=report(
-                f"results/plots/{_chart}.png",
+                f"{RESULTS}/plots/{_chart}.png",
                 caption=f"../report/{_chart}.rst",
                 category="Charts",
                 subcategory=_title,
             ),
-            svg=f"results/plots/{_chart}.svg",
+            svg=f"{RESULTS}/plots/{_chart}.svg",
         log:
-            f"results/logs/plots/{_chart}.log",
+            f"{RESULTS}/logs/plots/{_chart}.log",
         localrule: True
         conda:
             "../envs/ingestbench.yaml"
         params:
             chart=_chart,
+            settings=chart_settings(config),
+            code=script_code("plot.py"),
         script:
             "../scripts/plot.py"
 
 
-# QuestDB's published pandas benchmark (figures in ingestbench/results/published.py) next to this run's
-# variants of the same shape; config.published.yaml runs all of them.
+# QuestDB's published pandas benchmark (figures in ingestbench/results/published.py) next to this
+# run's variants of the same shape; config.published.yaml runs all of them.
 rule published_comparison:
     input:
-        summary="results/summary.csv",
-        code=os.path.join(REPO_DIR, "src/ingestbench/results/published.py"),
+        summary=f"{RESULTS}/summary.csv",
     output:
-        "results/published_comparison.md",
+        f"{RESULTS}/published_comparison.md",
     log:
-        "results/logs/published_comparison.log",
+        f"{RESULTS}/logs/published_comparison.log",
     localrule: True
     conda:
         "../envs/ingestbench.yaml"
+    params:
+        code=script_code("published_comparison.py"),
     script:
         "../scripts/published_comparison.py"
 
@@ -121,5 +118,5 @@ rule charts:
     # Target: redraw the summary and every chart from the run files already there.
     input:
         charts_files(),
-        "results/summary.csv",
-        "results/summary.md",
+        f"{RESULTS}/summary.csv",
+        f"{RESULTS}/summary.md",

@@ -7,7 +7,7 @@ rule fetch_questdb:
     output:
         record=questdb_jar_record(),
     log:
-        "results/logs/fetch_questdb.log",
+        f"{RESULTS}/logs/fetch_questdb.log",
     localrule: True
     conda:
         "../envs/ingestbench.yaml"

@@ -1,14 +1,16 @@
 # Prove what landed: DuckDB aggregates of each dataset, then each ingestion checked against them
 # and row for row against the export of its table (see ingestbench.validate).
 
+from ingestbench.rule_inputs import validate_settings
+
 
 rule expected:
     input:
-        parquet="results/data/{dataset}.parquet",
+        parquet=f"{DATA}/{{dataset}}.parquet",
     output:
-        "results/expected/{dataset}.json",
+        f"{RESULTS}/expected/{{dataset}}.json",
     log:
-        "results/logs/expected/{dataset}.log",
+        f"{RESULTS}/logs/expected/{{dataset}}.log",
     # Before the first ingestion, like `validate` before the next: otherwise, when one ingestion
     # takes every core, the scheduler may run them all first and their exports pile up on disk.
     priority: 1
@@ -17,27 +19,32 @@ rule expected:
         "dataset"
     conda:
         "../envs/ingestbench.yaml"
+    params:
+        code=script_code("expected.py"),
     script:
         "../scripts/expected.py"
 
 
 rule validate:
     input:
-        run="results/runs/{dataset}/{variant}.json",
-        actual="results/actual/{dataset}/{variant}.json",
-        export="results/exports/{dataset}/{variant}",
-        expected="results/expected/{dataset}.json",
-        parquet="results/data/{dataset}.parquet",
+        run=f"{RESULTS}/runs/{{dataset}}/{{variant}}.json",
+        actual=f"{RESULTS}/actual/{{dataset}}/{{variant}}.json",
+        export=f"{RESULTS}/exports/{{dataset}}/{{variant}}",
+        expected=f"{RESULTS}/expected/{{dataset}}.json",
+        parquet=f"{DATA}/{{dataset}}.parquet",
     output:
-        "results/validation/{dataset}/{variant}.json",
+        f"{RESULTS}/validation/{{dataset}}/{{variant}}.json",
     log:
-        "results/logs/validate/{dataset}/{variant}.log",
+        f"{RESULTS}/logs/validate/{{dataset}}/{{variant}}.log",
     # Ahead of the next ingestion, so each big export is checked and deleted before the next.
     priority: 1
     conda:
         "../envs/ingestbench.yaml"
     params:
-        validation=config["validation"],
-        spill_root="results/tmp/duckdb",
+        validation=validate_settings(config),
+        # Not a setting: how much memory DuckDB may take before it spills.
+        memory_limit=config["validation"]["memory_limit"],
+        spill_root=f"{RESULTS}/tmp/duckdb",
+        code=script_code("validate.py"),
     script:
         "../scripts/validate.py"

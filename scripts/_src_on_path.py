@@ -1,12 +1,13 @@
-"""Make `ingestbench` importable in a Snakemake script even when it is not installed.
+"""Make the scripts import `ingestbench` from this checkout's src/, installed or not.
 
-Under `--sdm conda` the rule's environment has the pinned dependencies but not this package;
-Snakemake puts this scripts/ directory on sys.path, so importing this module adds ../src.
+Snakemake puts this scripts/ directory on sys.path, so importing this module puts ../src first:
+the code a rule runs is the code its params' digest was taken of (ingestbench.rule_inputs), also
+under `--sdm conda`, whose environment has the pinned dependencies but not this package.
 """
 
-import importlib.util
 import sys
 from pathlib import Path
 
-if importlib.util.find_spec("ingestbench") is None:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+if SRC not in sys.path:
+    sys.path.insert(0, SRC)

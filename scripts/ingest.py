@@ -28,6 +28,7 @@ def main(sm) -> None:
             files,
             jar=server_jar(QuestDBSettings.from_config(sm.config)),
             server_log=Path(sm.log.server),
+            recorded_settings=sm.params.settings,
         )
     )
 

@@ -16,5 +16,6 @@ run_reporting_user_errors(
         Path(sm.input.summary),
         Path(sm.input.environment),
         [Path(sm.output.png), Path(sm.output.svg)],
+        dpi=sm.params.settings["dpi"],
     )
 )

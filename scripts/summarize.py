@@ -17,5 +17,6 @@ run_reporting_user_errors(
         Path(sm.input.environment),
         csv_path=Path(sm.output.csv),
         md_path=Path(sm.output.md),
+        expected_settings=sm.params.settings,
     )
 )

@@ -18,7 +18,7 @@ run_reporting_user_errors(
         expected=Path(sm.input.expected),
         parquet=Path(sm.input.parquet),
         output=Path(sm.output[0]),
-        validation=sm.params.validation,
+        validation={**sm.params.validation, "memory_limit": sm.params.memory_limit},
         log_path=sm.log[0],
         spill_root=Path(sm.params.spill_root),
     )

@@ -147,14 +147,16 @@ def add_ingest_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
 def run_ingest(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ingestbench.config import load_settings
+    from ingestbench.config import Settings, load_config
     from ingestbench.errors import UserError
     from ingestbench.ingest.job import IngestFiles, ingest_job
+    from ingestbench.rule_inputs import ingest_settings
     from ingestbench.variants import parse_variant_name
 
-    settings = load_settings(args.config)
+    config = load_config(args.config)
     if args.repeats:
-        settings = settings.replace(repeats=args.repeats)
+        config["repeats"] = args.repeats
+    settings = Settings.from_config(config)
     try:
         variant = parse_variant_name(args.variant)
     except ValueError:
@@ -166,9 +168,13 @@ def run_ingest(args: argparse.Namespace) -> int:
     if not manifest.is_file():
         raise UserError(f"{manifest} is missing; write it with `ingestbench generate`.")
     # Kept where the workflow keeps its server logs, so a failed start can name a file that exists.
-    server_log = Path("results/logs/questdb") / f"{variant.name}.log"
+    server_log = Path(config["results_dir"]) / "logs" / "questdb" / f"{variant.name}.log"
     run = ingest_job(
-        settings, variant, IngestFiles(data, manifest, Path(args.out)), server_log=server_log
+        settings,
+        variant,
+        IngestFiles(data, manifest, Path(args.out)),
+        server_log=server_log,
+        recorded_settings=ingest_settings(config, variant.name),
     )
     for r in run.repeats:
         rate = run.rows / r.end_to_end
@@ -217,6 +223,23 @@ def run_compare(args: argparse.Namespace) -> int:
         print(f"slower than A beyond the noise and by more than {args.fail_above:g} %: {named}")
         return 1
     print(f"no variant is slower than A beyond the noise and by more than {args.fail_above:g} %")
+    return 0
+
+
+def add_results_dir_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "results-dir",
+        help="print the results folder a config writes to (results_dir, config.yaml merged under)",
+    )
+    parser.add_argument("--config", default="config.yaml", help="default: %(default)s")
+    parser.set_defaults(func=run_results_dir)
+    return parser
+
+
+def run_results_dir(args: argparse.Namespace) -> int:
+    from ingestbench.config import load_config
+
+    print(load_config(args.config)["results_dir"])
     return 0
 
 
@@ -353,6 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_generate_parser(subparsers)
     add_variants_parser(subparsers)
+    add_results_dir_parser(subparsers)
     add_ingest_parser(subparsers)
     add_compare_parser(subparsers)
     add_archive_parser(subparsers)

@@ -85,7 +85,9 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
         if unknown:
             raise ConfigError(
                 f"invalid config at 'variants[{i}].datasets': unknown dataset label(s) "
-                f"{sorted(unknown)}; use one of {labels}."
+                f"{sorted(unknown)}; use one of {labels} (a --configfile is merged over "
+                "config.yaml, and its lists replace config.yaml's: a config with datasets of "
+                "its own needs variants of its own)."
             )
         needs_2 = sorted(set(as_list(spec["method"])) & set(PROTOCOL_2_METHODS))
         if needs_2 and config["ilp_protocol_version"] < 2:
@@ -97,23 +99,66 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
     return config
 
 
-def load_config(path: Path) -> dict[str, Any]:
+#: The Snakefile's `configfile:`; a --configfile is merged over it.
+DEFAULT_CONFIG = CHECKOUT / "config.yaml"
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
     try:
         config = yaml.safe_load(Path(path).read_text()) or {}
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}.") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"config file {path} is not valid YAML ({exc}).") from None
+    if not isinstance(config, dict):
+        raise ConfigError(f"config file {path} is not a mapping of keys to values.")
+    return config
+
+
+def merge_config(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """`over` merged into `base` as Snakemake merges a --configfile over the Snakefile's config:
+    mappings key by key, recursively; anything else (lists included) replaced whole."""
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
+            merge_config(base[key], value)
+        else:
+            base[key] = json.loads(json.dumps(value))
+    return base
+
+
+def load_config(path: Path) -> dict[str, Any]:
+    """The config the workflow runs with `--configfile path`: config.yaml, with `path` merged
+    over it (just config.yaml when `path` is it), validated and filled with defaults."""
+    config = read_config_file(DEFAULT_CONFIG)
+    if Path(path).resolve() != DEFAULT_CONFIG.resolve():
+        merge_config(config, read_config_file(path))
     return validate_config(config)
 
 
-#: Keys that choose side jobs, not the benchmark: runs that differ only in them are one config.
-NOT_BENCHMARK_KEYS = frozenset({"dtype_matrix"})
+#: Keys that choose side jobs, where results go or how they are drawn, not the benchmark: runs
+#: that differ only in them are one config.
+NOT_BENCHMARK_KEYS = frozenset({"dtype_matrix", "results_dir", "data_dir", "charts"})
+#: Keys of a section that cannot change what a run measures or finds: where the jar is cached,
+#: how long to wait for a server's start or stop, whether its data directory is kept for
+#: debugging; how much memory DuckDB takes before it spills, whether an export is kept.
+WITHOUT_EFFECT = {
+    "questdb": frozenset({"cache_dir", "keep_data", "startup_timeout_s", "shutdown_grace_s"}),
+    "validation": frozenset({"memory_limit", "keep_export"}),
+}
+
+
+def benchmark_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The config without the keys that cannot change a result."""
+    out = {k: v for k, v in config.items() if k not in NOT_BENCHMARK_KEYS}
+    for section, keys in WITHOUT_EFFECT.items():
+        if isinstance(out.get(section), Mapping):
+            out[section] = {k: v for k, v in out[section].items() if k not in keys}
+    return out
 
 
 def config_hash(config: dict[str, Any]) -> str:
     """The benchmark's config as 16 hex digits: what groups runs for compare and history."""
-    benchmark = {k: v for k, v in config.items() if k not in NOT_BENCHMARK_KEYS}
+    benchmark = benchmark_config(config)
     return hashlib.sha256(json.dumps(benchmark, sort_keys=True).encode()).hexdigest()[:16]
 
 

@@ -106,18 +106,26 @@ def workflow_needs(
     pending_job_rows: Iterable[int],
     results: Path = Path("results"),
     embedded_server: bool = True,
+    data: Path = Path("results/data"),
+    keep_exports: bool = False,
 ) -> list[Need]:
     """The needs of a workflow run.
 
     `to_generate`: (rows, formats) of each dataset whose files are not there yet;
     `pending_job_rows`: the rows of each dataset that still has ingestion jobs to run. Jobs run
-    one at a time and their exports are validated (then deleted) soon after, so the largest one
-    counts, once. An external server keeps its data elsewhere: only an embedded one counts here.
+    one at a time; an export deleted once validated counts once (the largest), a kept one
+    (`keep_exports`) counts for every job. An external server keeps its data elsewhere: only an
+    embedded one counts here.
     """
-    needs = [Need(results / "data", sum(files_bytes(r, f) for r, f in to_generate), "datasets")]
-    largest = max(pending_job_rows, default=0)
+    pending = list(pending_job_rows)
+    needs = [Need(data, sum(files_bytes(r, f) for r, f in to_generate), "datasets")]
+    largest = max(pending, default=0)
     server, exported = job_bytes(largest)
     if embedded_server:
         needs.append(Need(server_data_root(), server, "one QuestDB data directory"))
-    needs.append(Need(results, exported, "one validation export and spill"))
+    if keep_exports:
+        exported = sum(pending) * EXPORT_BYTES_PER_ROW + largest * SPILL_BYTES_PER_ROW
+        needs.append(Need(results, exported, "the kept validation exports and a spill"))
+    else:
+        needs.append(Need(results, exported, "one validation export and spill"))
     return needs

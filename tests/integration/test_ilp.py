@@ -132,10 +132,10 @@ def test_ilp_file_lands_every_row(questdb, dataset, tmp_path, monkeypatch, trans
     assert variant.workers == connections
     table = "cpu"  # the lines name it: the file is sent as it is
     rows = dataset["params"].rows
-    job = Job(questdb, table, variant, dataset["ilp"], rows, 2)
-    doc = run_variant(
-        job, {"name": dataset["params"].name, "rows": rows}, dataset["params"].field_type, 2
+    job = Job(
+        questdb, table, variant, dataset["ilp"], rows, 2, field_type=dataset["params"].field_type
     )
+    doc = run_variant(job, {"name": dataset["params"].name, "rows": rows}, 2)
     assert doc["ilp_bytes"] == dataset["ilp"].stat().st_size
     assert doc["ilp_protocol_version"] == 1  # text lines
     for r in doc["repeats"]:
@@ -148,9 +148,10 @@ def test_ilp_file_lands_every_row(questdb, dataset, tmp_path, monkeypatch, trans
 def test_ilp_file_warms_up_from_the_datasets_parquet(questdb, dataset, tmp_path):
     variant = parse_variant_name("none-ilp_file-ilp-tcp-w2")
     rows = dataset["params"].rows
-    job = Job(questdb, "cpu", variant, dataset["ilp"], rows, 2)
-    doc = run_variant(job, {"name": dataset["params"].name, "rows": rows},
-                      dataset["params"].field_type, 1, warmup_rows=500)  # fmt: skip
+    job = Job(
+        questdb, "cpu", variant, dataset["ilp"], rows, 2, field_type=dataset["params"].field_type
+    )
+    doc = run_variant(job, {"name": dataset["params"].name, "rows": rows}, 1, warmup_rows=500)
     assert doc["warmup"]["rows"] == 500 and doc["warmup"]["method"] == "dataframe"
     assert [r["cold"] for r in doc["repeats"]] == [False]
     result = _validated(questdb, "cpu", dataset, doc, tmp_path)
@@ -158,8 +159,15 @@ def test_ilp_file_warms_up_from_the_datasets_parquet(questdb, dataset, tmp_path)
 
 
 def test_http_reports_the_servers_sentence(questdb, dataset):
-    job = Job(questdb, "cpu", parse_variant_name("none-ilp_file-ilp-http-w2"),
-              dataset["ilp"], dataset["params"].rows, 2)  # fmt: skip
+    job = Job(
+        questdb,
+        "cpu",
+        parse_variant_name("none-ilp_file-ilp-http-w2"),
+        dataset["ilp"],
+        dataset["params"].rows,
+        2,
+        field_type=dataset["params"].field_type,
+    )
     original = questdb.sql
     sabotaged = QuestDB(**{**questdb.__dict__})
 
@@ -171,19 +179,26 @@ def test_http_reports_the_servers_sentence(questdb, dataset):
     sabotaged.sql = sql
     job.qdb = sabotaged
     with pytest.raises(IlpFileError, match="QuestDB refused a block .*hostname") as err:
-        run_variant(job, {"name": "tiny", "rows": 2000}, dataset["params"].field_type, 1)
+        run_variant(job, {"name": "tiny", "rows": 2000}, 1)
     assert "\n" not in str(err.value)
 
 
 def test_a_missing_file_is_one_sentence(questdb, tmp_path):
     job = Job(questdb, "cpu", parse_variant_name("none-ilp_file-ilp-tcp-w1"),
-              tmp_path / "absent.ilp", 10, 2)  # fmt: skip
+              tmp_path / "absent.ilp", 10, 2, field_type="double")  # fmt: skip
     with pytest.raises(Exception, match="does not exist; run the generate rule first"):
-        run_variant(job, {"name": "tiny", "rows": 2000}, "double", 1)
+        run_variant(job, {"name": "tiny", "rows": 2000}, 1)
 
 
 def test_a_table_other_than_the_files_is_one_sentence(questdb, dataset):
-    job = Job(questdb, "t_other", parse_variant_name("none-ilp_file-ilp-tcp-w1"),
-              dataset["ilp"], dataset["params"].rows, 2)  # fmt: skip
+    job = Job(
+        questdb,
+        "t_other",
+        parse_variant_name("none-ilp_file-ilp-tcp-w1"),
+        dataset["ilp"],
+        dataset["params"].rows,
+        2,
+        field_type=dataset["params"].field_type,
+    )
     with pytest.raises(IlpFileError, match="go to table 'cpu', not to the configured table"):
-        run_variant(job, {"name": "tiny", "rows": 2000}, dataset["params"].field_type, 1)
+        run_variant(job, {"name": "tiny", "rows": 2000}, 1)

@@ -54,14 +54,14 @@ EVERY_METHOD = [
 def _job(qdb: QuestDB, tiny_dataset, name: str, table: str, rows: int | None = None) -> Job:
     variant = parse_variant_name(name)
     n = rows or tiny_dataset["manifest"]["rows"]
-    return Job(qdb, table, variant, tiny_dataset[variant.format], n, 2)
+    return Job(qdb, table, variant, tiny_dataset[variant.format], n, 2, field_type="double")
 
 
 @pytest.mark.parametrize("name", EVERY_METHOD)
 def test_every_method_lands_every_row(questdb, tiny_dataset, name):
     table = "t_" + name.replace("-", "_")
     job = _job(questdb, tiny_dataset, name, table)
-    doc = run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=2)
+    doc = run_variant(job, {"name": "tiny", "rows": 2000}, repeats=2)
     assert questdb.scalar(f"SELECT count() FROM {table}") == 2000
     assert questdb.scalar(f"SELECT count_distinct(hostname) FROM {table}") == 40
     # The table is recreated per repeat, so the second repeat did not double the rows.
@@ -102,7 +102,7 @@ def test_a_phase_timed_twice_stops_the_repeat_before_any_figure():
 
 def test_rows_method_ingests_only_the_capped_prefix(questdb, tiny_dataset):
     job = _job(questdb, tiny_dataset, "polars-rows-parquet-http", "t_capped", rows=123)
-    run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=1)
+    run_variant(job, {"name": "tiny", "rows": 2000}, repeats=1)
     assert questdb.scalar("SELECT count() FROM t_capped") == 123
     # The first 123 rows of the file: epochs 0-3 of 40 hosts (rows go epoch by epoch).
     assert questdb.scalar("SELECT count_distinct(timestamp) FROM t_capped") == 4
@@ -128,7 +128,7 @@ def test_a_running_repeat_reports_its_phase(questdb, tiny_dataset, monkeypatch, 
     monkeypatch.setattr(runner, "HEARTBEAT_S", 0.005)  # every repeat is "long" here
     job = _job(questdb, tiny_dataset, "pandas-rows-parquet-http", "t_heartbeat")
     with caplog.at_level(logging.INFO, logger="ingestbench.ingest.runner"):
-        run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=1)
+        run_variant(job, {"name": "tiny", "rows": 2000}, repeats=1)
     beats = [r.getMessage() for r in caplog.records if "so far" in r.getMessage()]
     assert beats and all(
         re.fullmatch(r"pandas-rows-parquet-http repeat 0: \d+ s so far, "
@@ -172,7 +172,7 @@ def test_rows_the_server_rejects_show_its_message(questdb, tiny_dataset, name):
     job.qdb = QuestDB(**{**questdb.__dict__})
     job.qdb.sql = sabotage
     with pytest.raises(UserError, match="QuestDB refused (the rows|a block) .*hostname") as err:
-        run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=1)
+        run_variant(job, {"name": "tiny", "rows": 2000}, repeats=1)
     assert "\n" not in str(err.value)
 
 
@@ -180,7 +180,7 @@ def test_the_vectorized_encoder_refuses_protocol_1_in_one_sentence(questdb, tiny
     job = _job(questdb, tiny_dataset, "pandas-vectorized-parquet-tcp-w2", "t_protocol1")
     job.protocol_version = 1
     with pytest.raises(UserError, match="writes ILP protocol 2 .*ilp_protocol_version: 2") as err:
-        run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=1)
+        run_variant(job, {"name": "tiny", "rows": 2000}, repeats=1)
     assert "\n" not in str(err.value)
 
 
@@ -190,9 +190,9 @@ def test_a_truncated_input_file_is_one_sentence(questdb, tiny_dataset, tmp_path,
     data = tiny_dataset[fmt].read_bytes()
     broken.write_bytes(data[: len(data) // 2] if fmt == "parquet" else data[:50])
     variant = parse_variant_name(f"pandas-dataframe-{fmt}-http")
-    job = Job(questdb, "t_broken", variant, broken, 2000, 2)
+    job = Job(questdb, "t_broken", variant, broken, 2000, 2, field_type="double")
     with pytest.raises(UserError, match="corrupted or truncated|lacks the column"):
-        run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=1)
+        run_variant(job, {"name": "tiny", "rows": 2000}, repeats=1)
 
 
 def test_the_server_dying_mid_send_is_one_sentence(questdb_jar, tiny_dataset, tmp_path):
@@ -210,7 +210,7 @@ def test_the_server_dying_mid_send_is_one_sentence(questdb_jar, tiny_dataset, tm
         # A slow method over many repeats, so the kill lands during a send.
         threading.Thread(target=kill_soon, daemon=True).start()
         with pytest.raises(UserError) as err:
-            run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=50)
+            run_variant(job, {"name": "tiny", "rows": 2000}, repeats=50)
     assert "\n" not in str(err.value)
     assert "QuestDB" in str(err.value)
 

@@ -82,9 +82,18 @@ def test_every_method_lands_both_iot_tables_row_for_row(questdb, iot_dataset, na
         dataclasses.replace(p, spec=dataclasses.replace(p.spec, table=p.spec.table + suffix))
         for p in parts
     )
-    job = Job(questdb, "unused", variant, data, sum(p.rows for p in parts), 2, parts=parts)
+    job = Job(
+        questdb,
+        "unused",
+        variant,
+        data,
+        sum(p.rows for p in parts),
+        2,
+        parts=parts,
+        field_type="double",
+    )
     dataset = {"name": params.name, "rows": manifest["rows"], "use_case": "iot"}
-    doc = run_variant(job, dataset, "double", repeats=1, warmup_rows=0)
+    doc = run_variant(job, dataset, repeats=1, warmup_rows=0)
     doc["table_rows"] = {p.spec.table.removesuffix(suffix): p.rows for p in parts}
     actual = {"tables": {}}
     for part in parts:
@@ -115,9 +124,22 @@ def test_a_changed_null_fails_the_iot_validation(questdb, iot_dataset, tmp_path)
         dataclasses.replace(p, spec=dataclasses.replace(p.spec, table=f"{p.spec.table}_nullcheck"))
         for p in job_parts(variant, manifest, data, rows_cap=None)
     )
-    job = Job(questdb, "unused", variant, data, sum(p.rows for p in parts), 2, parts=parts)
-    doc = run_variant(job, {"name": params.name, "rows": manifest["rows"], "use_case": "iot"},
-                      "double", repeats=1, warmup_rows=0)  # fmt: skip
+    job = Job(
+        questdb,
+        "unused",
+        variant,
+        data,
+        sum(p.rows for p in parts),
+        2,
+        parts=parts,
+        field_type="double",
+    )
+    doc = run_variant(
+        job,
+        {"name": params.name, "rows": manifest["rows"], "use_case": "iot"},
+        repeats=1,
+        warmup_rows=0,
+    )
     readings = parts[0].spec.table
     # One null latitude gets a value, as a loader that fills nulls with 0 would do.
     questdb.sql(f"UPDATE {readings} SET latitude = 0 WHERE latitude = null")

@@ -40,9 +40,9 @@ def _validated(qdb, table: str, doc: dict, tiny_dataset, tmp_path) -> dict:
 def _run(qdb, tiny_dataset, name: str, rows: int = 2000, warmup_rows: int = 0) -> tuple[str, dict]:
     variant = parse_variant_name(name)
     table = "t_seed_" + name.replace("-", "_")
-    job = Job(qdb, table, variant, tiny_dataset[variant.format], rows, 2)
+    job = Job(qdb, table, variant, tiny_dataset[variant.format], rows, 2, field_type="double")
     dataset = {"name": tiny_dataset["params"].name, "rows": 2000}
-    return table, run_variant(job, dataset, "double", repeats=2, warmup_rows=warmup_rows)
+    return table, run_variant(job, dataset, repeats=2, warmup_rows=warmup_rows)
 
 
 @pytest.mark.parametrize("name", ["pandas-iterrows-parquet-http", "pandas-iterrows-csv-tcp"])
@@ -104,8 +104,10 @@ def test_ingest_job_passes_the_configured_warm_up(questdb, tiny_dataset, tmp_pat
 
 def test_without_a_warm_up_the_first_repeat_is_cold(questdb, tiny_dataset):
     variant = parse_variant_name("pandas-dataframe-parquet-http")
-    job = Job(questdb, "t_no_warmup", variant, tiny_dataset["parquet"], 2000, 2)
-    doc = run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=2, warmup_rows=0)
+    job = Job(
+        questdb, "t_no_warmup", variant, tiny_dataset["parquet"], 2000, 2, field_type="double"
+    )
+    doc = run_variant(job, {"name": "tiny", "rows": 2000}, repeats=2, warmup_rows=0)
     assert doc["warmup"] is None
     assert [r["cold"] for r in doc["repeats"]] == [True, False]
 

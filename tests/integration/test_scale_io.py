@@ -177,8 +177,8 @@ def _run_document(variant, rows: int) -> dict:
 def _ingest_and_validate(qdb, tiny_dataset, name, table, tmp_path, piece_rows=None):
     variant = parse_variant_name(name)
     rows = tiny_dataset["manifest"]["rows"]
-    job = Job(qdb, table, variant, tiny_dataset[variant.format], rows, 2)
-    run_repeat(job, "double", 0)
+    job = Job(qdb, table, variant, tiny_dataset[variant.format], rows, 2, field_type="double")
+    run_repeat(job, 0)
     wait_visible(qdb, table, rows)
     export = tmp_path / f"{table}-export"
     export_table(qdb, table, export, piece_rows=piece_rows)
@@ -211,9 +211,9 @@ def test_a_copy_of_a_damaged_csv_is_one_sentence_and_leaves_the_file_in_place(
     lines[500] = ",".join(cells)
     damaged.write_text("".join(lines))
     variant = parse_variant_name("none-server_copy-csv-http")
-    job = Job(questdb, "t_copy_damaged", variant, damaged, len(lines) - 1, 2)
+    job = Job(questdb, "t_copy_damaged", variant, damaged, len(lines) - 1, 2, field_type="double")
     with pytest.raises(SendError, match=r"COPY of .*\.csv ended failed \(.*\); check that the"):
-        run_repeat(job, "double", 0)
+        run_repeat(job, 0)
     assert damaged.exists() and not (Path(questdb.copy_root) / damaged.name).exists()
 
 
@@ -307,7 +307,16 @@ def test_a_copy_while_another_runs_waits_for_it(questdb, tiny_dataset, tmp_path)
     variant = parse_variant_name("none-server_copy-csv-http")
     parts = [TablePart(cpu_spec("double", f"t_copy_{i}"), tiny_dataset["csv"], 2000)
              for i in range(4)]  # fmt: skip
-    job = Job(questdb, "unused", variant, tiny_dataset["csv"], 8000, 2, parts=tuple(parts))
+    job = Job(
+        questdb,
+        "unused",
+        variant,
+        tiny_dataset["csv"],
+        8000,
+        2,
+        parts=tuple(parts),
+        field_type="double",
+    )
 
     def copy(part: TablePart) -> None:
         recreate_table(questdb, part.spec)

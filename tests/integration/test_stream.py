@@ -49,8 +49,8 @@ def test_a_streamed_run_lands_every_row_in_order(questdb, tiny_dataset, expected
     variant = parse_variant_name(name)
     table = "s_" + name.replace("-", "_")
     rows = 1234 if variant.method in ROW_LOOP_METHODS else 2000  # the row loop's cap, mid-chunk
-    job = Job(questdb, table, variant, tiny_dataset[variant.format], rows, 2)
-    run = run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=1)
+    job = Job(questdb, table, variant, tiny_dataset[variant.format], rows, 2, field_type="double")
+    run = run_variant(job, {"name": "tiny", "rows": 2000}, repeats=1)
     export = tmp_path / "export.parquet"
     export_table(questdb, table, export)
     result = validate_run(
@@ -130,6 +130,6 @@ def test_a_broken_file_fails_mid_stream_in_one_sentence_and_writes_no_run_file(
 
 def test_a_processes_run_leaves_no_worker_behind(questdb, tiny_dataset):
     job = Job(questdb, "s_workers", parse_variant_name("polars-processes-parquet-http-w2-c333"),
-              tiny_dataset["parquet"], 2000, 2)  # fmt: skip
-    run_variant(job, {"name": "tiny", "rows": 2000}, "double", repeats=2)
+              tiny_dataset["parquet"], 2000, 2, field_type="double")  # fmt: skip
+    run_variant(job, {"name": "tiny", "rows": 2000}, repeats=2)
     assert not mp.active_children()

@@ -108,3 +108,22 @@ def test_the_dtype_matrix_block_leaves_the_benchmark_config_hash_alone():
     other = validate_config({**copy.deepcopy(DEFAULT), "dtype_matrix": {"methods": ["rows"]}})
     assert config_hash(other) == config_hash(base)
     assert config_hash({**base, "repeats": 5}) != config_hash(base)
+
+
+def test_a_configfile_is_merged_over_config_yaml_as_snakemake_merges_it(tmp_path):
+    """Mappings key by key, lists replaced: a file with only datasets keeps config.yaml's variants,
+    and gets the same sentence from the CLI as from the workflow."""
+    from ingestbench.config import ConfigError, load_config
+
+    partial = tmp_path / "partial.yaml"
+    partial.write_text("repeats: 5\nquestdb: {worker_idle: spin}\n")
+    config = load_config(partial)
+    assert config["repeats"] == 5 and config["questdb"]["worker_idle"] == "spin"
+    assert config["questdb"]["mode"] == "embedded"  # the rest of the mapping kept
+    assert len(config["variants"]) == len(load_config(REPO / "config.yaml")["variants"])
+    only_data = tmp_path / "only-data.yaml"
+    only_data.write_text("datasets: [{label: mine, scale: 10, epochs: 10}]\n")
+    with pytest.raises(
+        ConfigError, match="its lists replace config.yaml's: a config with datasets"
+    ):
+        load_config(only_data)

@@ -276,3 +276,23 @@ def test_bench_arrow_pool_runs_the_path_on_each_pool_in_turn():
     )
     assert [r[0] for r in rows] == ["mimalloc", "system"]
     assert all(int(r[1].replace(",", "")) > 0 and int(r[3]) > 0 for r in rows)
+
+
+@pytest.mark.parametrize("field_type", ["double", "long"])
+def test_a_benchmark_job_creates_the_columns_of_its_field_type(field_type, monkeypatch):
+    """`--field-type long` measures a LONG table: the job's table type is the data's."""
+    import argparse
+
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
+    from _bench import TABLE, warm_job
+
+    from ingestbench.ingest.runner import run_repeat
+
+    args = argparse.Namespace(variant="pandas-dataframe-parquet-http", field_type=field_type,
+                              scale=10, epochs=20, repeats=1)  # fmt: skip
+    with warm_job(args) as (params, job):
+        assert job.field_type == params.field_type == field_type
+        run_repeat(job, 0)
+        types = dict(job.qdb.rows(f"SELECT \"column\", type FROM table_columns('{TABLE}')"))
+    assert types["usage_user"] == field_type.upper()
+    assert types["hostname"] == "SYMBOL"

@@ -42,6 +42,7 @@ from ingestbench.charts.data import (  # noqa: E402
 from ingestbench.charts.registry import CHARTS  # noqa: E402
 from ingestbench.charts.style import (  # noqa: E402
     CPU_COLORS,
+    DPI,
     LIBRARY_COLORS,
     PHASE_COLORS,
     SERIALIZE_COLOR,
@@ -380,7 +381,9 @@ def cpu(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
     return fig
 
 
-def render_chart(name: str, df: pd.DataFrame, env: dict[str, Any] | None, outputs) -> None:
+def render_chart(
+    name: str, df: pd.DataFrame, env: dict[str, Any] | None, outputs, dpi: int = DPI
+) -> None:
     """Draw chart name from the summary table and write it to every path in outputs."""
     if name not in DRAWERS:
         raise ValueError(f"unknown chart {name!r}; known: {', '.join(CHARTS)}")
@@ -388,15 +391,15 @@ def render_chart(name: str, df: pd.DataFrame, env: dict[str, Any] | None, output
     fig = DRAWERS[name](df, env)
     try:
         for path in outputs:
-            save(fig, path)
+            save(fig, path, dpi)
     finally:
         plt.close(fig)
     log.info("drew %s into %s", name, ", ".join(map(str, outputs)))
 
 
 def render_chart_files(
-    name: str, summary_csv: Path, environment_json: Path | None, outputs
+    name: str, summary_csv: Path, environment_json: Path | None, outputs, dpi: int = DPI
 ) -> None:
     df = read_summary(summary_csv)
     env = load_json(environment_json, "environment file") if environment_json else None
-    render_chart(name, df, env, outputs)
+    render_chart(name, df, env, outputs, dpi)

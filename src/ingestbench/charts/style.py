@@ -193,8 +193,8 @@ def series_palette(series: pd.Series) -> dict[str, Any]:
     return dict(zip(names, sns.color_palette("colorblind", len(names)), strict=True))
 
 
-def save(fig: Figure, path: Path) -> None:
+def save(fig: Figure, path: Path, dpi: int = DPI) -> None:
     path = Path(path)
     metadata = {"Date": None} if path.suffix == ".svg" else {"Software": None}
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=DPI, metadata=metadata, bbox_inches="tight", pad_inches=0.15)
+        fig.savefig(tmp, dpi=dpi, metadata=metadata, bbox_inches="tight", pad_inches=0.15)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import importlib
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -82,14 +83,20 @@ def ingest_job(
     *,
     jar: Path | None = None,
     server_log: Path | None = None,
+    recorded_settings: Mapping[str, Any] | None = None,
 ) -> RunFile:
-    """Run all repeats of `variant` on a fresh (or the external) server; write the outputs."""
+    """Run all repeats of `variant` on a fresh (or the external) server; write the outputs.
+
+    `recorded_settings` (ingestbench.rule_inputs.ingest_settings) go into the run file: what
+    it ran under, which the summary checks against the config."""
     manifest = load_json(files.manifest, "dataset manifest")
     # The server first: its JVM starts (about 1 s) while this process imports (about 1 s).
     imports = functools.partial(import_measuring_code, variant.library)
     with questdb_server(settings.questdb, jar, server_log, while_starting=imports) as qdb:
         doc = _measure(qdb, settings, variant, files, manifest)
     doc["host"] = host_info()
+    if recorded_settings is not None:
+        doc["settings"] = dict(recorded_settings)
     return write_run(files.run, doc)  # last: a run file exists only for a finished job
 
 
@@ -121,7 +128,7 @@ def _measure(
     job = Job(qdb, settings.table, variant, Path(files.data), rows,
               settings.ilp_protocol_version, dedup=dataset["dedup"],
               field_type=dataset["field_type"], parts=parts)  # fmt: skip
-    doc = run_variant(job, dataset, dataset["field_type"], settings.repeats, settings.warmup_rows)
+    doc = run_variant(job, dataset, settings.repeats, settings.warmup_rows)
     if job.dedup:  # every dataset has its Parquet beside the manifest
         parquet = Path(files.manifest).with_name(f"{dataset['name']}.parquet")
         doc["dedup_replay"] = replay_check(job, parquet)

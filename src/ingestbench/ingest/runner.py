@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import logging
 import threading
 import time
@@ -133,7 +132,7 @@ def _client_cpu() -> float:
     return t.user + t.system
 
 
-def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any]:
+def run_repeat(job: Job, index: int, bar=None) -> dict[str, Any]:
     """One timed ingestion into a freshly created table."""
     method = METHODS[job.variant.method]()
     for part in job.tables:
@@ -178,18 +177,14 @@ def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any
     }
 
 
-def run_variant(
-    job: Job, dataset: dict[str, Any], field_type: str, repeats: int, warmup_rows: int = 0
-) -> dict:
+def run_variant(job: Job, dataset: dict[str, Any], repeats: int, warmup_rows: int = 0) -> dict:
     """An untimed warm-up (unless warmup_rows is 0), then all repeats; the run-file document."""
-    if not job.parts:  # the cpu table's fields are of the dataset's type
-        job = dataclasses.replace(job, field_type=field_type)
     import_libraries(job.variant.library)
-    warmup = warm_up(job, field_type, warmup_rows, dataset.get("rows") or job.rows)
+    warmup = warm_up(job, warmup_rows, dataset.get("rows") or job.rows)
     results = []
     bar = tqdm(range(repeats), desc=job.variant.name, unit="repeat", disable=None)
     for i in bar:
-        result = run_repeat(job, field_type, i, bar)
+        result = run_repeat(job, i, bar)
         result["cold"] = result["cold"] and warmup is None  # a warm-up met the cold server
         results.append(result)
         log.info("repeat %d: %s, end_to_end %.3f s (%.0f rows/s)", i, result["phases"],

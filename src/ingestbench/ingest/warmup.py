@@ -53,7 +53,7 @@ def _dataframe_prefix(job: Job) -> None:
         sender.flush()
 
 
-def warm_up(job: Job, field_type: str, rows: int, dataset_rows: int) -> dict[str, Any] | None:
+def warm_up(job: Job, rows: int, dataset_rows: int) -> dict[str, Any] | None:
     """Ingest the first `rows` rows (at most the dataset) untimed; {rows, seconds, method}.
 
     None when `rows` is 0 (warm-up off). The table is left holding the warm-up's rows: the first

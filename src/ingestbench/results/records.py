@@ -177,7 +177,8 @@ class RunFile(_Record):
 
     KIND: ClassVar[str] = "run file"
     ORDER: ClassVar[tuple[str, ...]] = ("schema_version", "dataset", "variant", "rows",
-        "ilp_bytes", "ilp_protocol_version", "server", "host", "warmup", "repeats")  # fmt: skip
+        "ilp_bytes", "ilp_protocol_version", "settings", "server", "host", "warmup",
+        "repeats")  # fmt: skip
 
     schema_version: int
     dataset: RunDataset
@@ -189,6 +190,9 @@ class RunFile(_Record):
     server: dict[str, Any] = field(default_factory=dict)
     host: Host | None = optional()
     warmup: Warmup | None = optional()
+    # The config's settings it ran under (ingestbench.rule_inputs.ingest_settings); absent in
+    # files written before they were recorded.
+    settings: dict[str, Any] | None = optional()
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ from ingestbench.results.records import (
     read_run,
     read_validation,
 )
+from ingestbench.rule_inputs import settings_differences
 
 log = logging.getLogger(__name__)
 
@@ -203,9 +204,48 @@ def host_columns(runs: list[dict[str, Any]]) -> tuple[list[str | None], list[boo
     return hosts, mixed
 
 
-def summarize(run_paths: Iterable[Path], validation_paths: Iterable[Path] = ()) -> pd.DataFrame:
-    """The summary table: one row per dataset and variant, sorted by dataset and rows/s."""
+def check_settings(path: Path, record: RunFile, expected: Mapping[str, Any]) -> None:
+    """Refuse a run file that ran under other settings than the config's (one sentence naming
+    the variant and the keys)."""
+    what = f"{record.variant.name} on {record.dataset.name} ({path})"
+    if record.settings is None:
+        raise SummaryError(
+            f"{what} does not record the settings it ran under (it predates that record); "
+            f"rerun it: snakemake --forcerun {path}"
+        )
+    differ = settings_differences(record.settings, expected)
+    if differ:
+        keys = ", ".join(
+            f"{k} ({_dotted(record.settings, k)!r} in the run file, "
+            f"{_dotted(expected, k)!r} in the config)"
+            for k in differ
+        )
+        raise SummaryError(
+            f"{what} ran under other settings than the config's: {keys}; rerun it with "
+            f"snakemake (its params changed), or use the config it ran under."
+        )
+
+
+def _dotted(values: Mapping[str, Any], key: str) -> Any:
+    for part in key.split("."):
+        values = values.get(part) if isinstance(values, Mapping) else None
+    return values
+
+
+def summarize(
+    run_paths: Iterable[Path],
+    validation_paths: Iterable[Path] = (),
+    expected_settings: Mapping[str, Mapping[str, Any]] | None = None,
+) -> pd.DataFrame:
+    """The summary table: one row per dataset and variant, sorted by dataset and rows/s.
+
+    With `expected_settings` (run file path -> the settings the config gives it), a run file
+    that ran under other settings is refused."""
+    run_paths = list(run_paths)
     records = [read_run(p) for p in run_paths]
+    if expected_settings is not None:
+        for path, record in zip(run_paths, records, strict=True):
+            check_settings(path, record, expected_settings[str(path)])
     rows = [run_row(record) for record in records]
     if not rows:
         raise SummaryError("there are no run files to summarize; the config selects no variant.")
@@ -392,8 +432,9 @@ def write_summary(
     environment_path: Path | None,
     csv_path: Path,
     md_path: Path,
+    expected_settings: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> pd.DataFrame:
-    df = summarize(run_paths, validation_paths)
+    df = summarize(run_paths, validation_paths, expected_settings)
     env = load_json(environment_path, "environment file") if environment_path else None
     write_text_atomic(csv_path, df.to_csv(index=False))
     write_text_atomic(md_path, to_markdown(df, env))

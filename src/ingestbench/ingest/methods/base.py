@@ -12,7 +12,7 @@ import resource
 import time
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +63,9 @@ class Job:
     rows: int  # rows to ingest: the dataset's, or the cap of the `rows` method
     protocol_version: int = 2
     dedup: bool = False  # the table keeps no duplicate (DEDUP UPSERT KEYS)
-    field_type: str = "double"  # of the cpu table's fields (its DDL)
+    # Of the cpu table's fields (its DDL): the dataset's, so no default that could label one
+    # type's measurement with another's.
+    field_type: str = field(kw_only=True)
     parts: tuple[TablePart, ...] = ()  # the tables of a multi-table use case
 
     def conf(self, **extra: Any) -> str:

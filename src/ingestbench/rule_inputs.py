@@ -1,0 +1,138 @@
+"""What each rule's outputs depend on, so that Snakemake's rerun triggers see every change.
+
+- The settings: for each rule, the slice of the validated config that changes its outputs. The
+  rules pass it as `params:`, so editing `repeats` reruns the ingestions (and what follows them),
+  editing `validation.rel_tolerance` the validations, a chart setting the charts. No secret is
+  ever among them: a config names the environment variable that holds one, never the secret.
+- The code: a digest of a rule's script and of every module of this package it imports,
+  directly or through others (found by reading the imports, not from a list kept by hand). Passed
+  as a param too: a changed module reruns the rules that run it, while a fresh clone (no
+  Snakemake metadata yet) reruns nothing.
+
+Light on purpose: the Snakefile imports this module while it parses.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ingestbench import CHECKOUT
+from ingestbench.config import benchmark_config
+from ingestbench.variants import ROW_LOOP_METHODS, parse_variant_name
+
+PACKAGE = "ingestbench"
+PACKAGE_DIR = CHECKOUT / "src" / PACKAGE
+
+#: The `validation` key that shapes the ingestion's export, not the validation's verdict.
+EXPORT_KEY = "export_piece_rows"
+
+
+def ingest_settings(config: Mapping[str, Any], variant: str) -> dict[str, Any]:
+    """What the ingestion of `variant` (a variant name) ran under: recorded in its run file, and
+    the summary refuses a run file whose record differs from the config's."""
+    method = parse_variant_name(variant).method
+    settings = {
+        "repeats": config["repeats"],
+        "warmup_rows": config["warmup_rows"],
+        "ilp_protocol_version": config["ilp_protocol_version"],
+        "table": config["table"],
+        "questdb": benchmark_config(config)["questdb"],
+        EXPORT_KEY: config["validation"][EXPORT_KEY],
+    }
+    if method in ROW_LOOP_METHODS:  # the cap applies to the row loops only
+        settings["rows_cap"] = config["rows_cap"]
+    return settings
+
+
+def validate_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    validation = benchmark_config(config)["validation"]
+    return {k: v for k, v in validation.items() if k != EXPORT_KEY}
+
+
+def chart_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(config["charts"])
+
+
+def settings_differences(recorded: Mapping[str, Any], expected: Mapping[str, Any]) -> list[str]:
+    """Dotted keys whose values differ between two settings records (a missing one differs)."""
+    keys = sorted(set(recorded) | set(expected))
+    out = []
+    for key in keys:
+        a, b = recorded.get(key), expected.get(key)
+        if isinstance(a, Mapping) and isinstance(b, Mapping):
+            out += [f"{key}.{sub}" for sub in settings_differences(a, b)]
+        elif a != b:
+            out.append(key)
+    return out
+
+
+# -------------------------------------------------------------------------------- the code
+
+
+def code_digest(script: str | Path) -> str:
+    """16 hex digits over a rule's script and every module of this package it imports."""
+    files = [Path(script).resolve(), *sorted(imported_modules(Path(script).resolve()))]
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(str(path.relative_to(CHECKOUT)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@functools.cache
+def imported_modules(source: Path) -> frozenset[Path]:
+    """The package's module files that `source` imports, transitively (its own file excluded)."""
+    seen: set[Path] = set()
+    todo = [source]
+    while todo:
+        for module in _direct_imports(todo.pop()):
+            if module not in seen:
+                seen.add(module)
+                todo.append(module)
+    seen.discard(source)
+    return frozenset(seen)
+
+
+@functools.cache
+def _direct_imports(source: Path) -> frozenset[Path]:
+    """Modules of the package named in `source`: `import`/`from` statements anywhere (lazy ones
+    inside functions too) and string constants that name a module (importlib.import_module)."""
+    tree = ast.parse(source.read_text(), filename=str(source))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:  # the package imports absolutely
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Constant) and str(node.value).startswith(f"{PACKAGE}."):
+            names.add(node.value)
+    files = set()
+    for name in names:
+        files.update(_module_files(name))
+    return frozenset(files)
+
+
+def _module_files(name: str) -> list[Path]:
+    """The file of module `name` and the __init__ files of the packages above it (importing a
+    module runs them); nothing for a name outside the package or an attribute."""
+    parts = name.split(".")
+    if parts[0] != PACKAGE:
+        return []
+    files = []
+    path = PACKAGE_DIR.parent
+    for part in parts:
+        path = path / part
+        if (path / "__init__.py").is_file():
+            files.append(path / "__init__.py")
+        elif path.with_suffix(".py").is_file():
+            files.append(path.with_suffix(".py"))
+            break
+        else:
+            break
+    return files

@@ -32,19 +32,26 @@ CURRENT = "current"
 SCRIPTS = ("state.js", "matrix.js", "charts.js", "history.js", "main.js")
 
 
-def history_groups(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def history_groups(
+    docs: list[dict[str, Any]], order: dict[str, int] | None = None
+) -> list[dict[str, Any]]:
     """Per machine and config with two runs or more: its runs in commit order and each variant's
     series with compare's verdict on every step (ingestbench.publish.history)."""
     from dataclasses import asdict
 
-    order = commit_order()
+    order = commit_order() if order is None else order
     groups: dict[tuple[str, str], dict[str, Any]] = {}
     for s in series(docs, order):
         key = (s.machine, s.config_hash)
         if key not in groups:
             runs = [d for d in docs if group_key(d) == key]
-            groups[key] = {"machine": s.machine, "config_hash": s.config_hash, "label": s.label,
-                           "runs": [d["id"] for d in ordered(runs, order)], "series": []}  # fmt: skip
+            groups[key] = {
+                "machine": s.machine,
+                "config_hash": s.config_hash,
+                "label": s.label,
+                "runs": [d["id"] for d in ordered(runs, order)],
+                "series": [],
+            }
         groups[key]["series"].append(asdict(s))
     return list(groups.values())
 

@@ -73,8 +73,11 @@ def cost_charts() -> dict[str, Any]:
                 yOffset=alt.YOffset("run:N"),
                 x=alt.X(f"{field}:Q", title=title, axis=alt.Axis(orient="top")),
                 color=_colour(),
-                tooltip=[alt.Tooltip("variant:N"), alt.Tooltip("run:N"),
-                         alt.Tooltip(f"{field}:Q", title=title, format=fmt)],  # fmt: skip
+                tooltip=[
+                    alt.Tooltip("variant:N"),
+                    alt.Tooltip("run:N"),
+                    alt.Tooltip(f"{field}:Q", title=title, format=fmt),
+                ],  # fmt: skip
             )
             .properties(width=SMALL_WIDTH, height=alt.Step(9))
         )
@@ -92,8 +95,12 @@ def history_chart() -> dict[str, Any]:
     one grey line per variant, the steps beyond the noise marked ▲ (faster) or ▼ (slower)."""
     import altair as alt
 
-    x = alt.X("column:O", sort=alt.EncodingSortField("position", op="min"), title=None,
-              axis=alt.Axis(labelAngle=0))
+    x = alt.X(
+        "column:O",
+        sort=alt.EncodingSortField("position", op="min"),
+        title=None,
+        axis=alt.Axis(labelAngle=0),
+    )
     y = alt.Y("median:Q", title="rows/s (median)", axis=alt.Axis(format="~s"))
     tooltip = [
         alt.Tooltip("variant:N"),
@@ -109,10 +116,18 @@ def history_chart() -> dict[str, Any]:
         base.transform_filter("datum.step === 'faster' || datum.step === 'slower'")
         .mark_point(filled=True, size=110, opacity=1)
         .encode(
-            shape=alt.Shape("step:N", scale=alt.Scale(domain=["faster", "slower"],
-                            range=["triangle-up", "triangle-down"]), legend=None),  # fmt: skip
-            color=alt.Color("step:N", scale=alt.Scale(domain=["faster", "slower"],
-                            range=["#2e7d32", "#c62828"]), legend=None),  # fmt: skip
+            shape=alt.Shape(
+                "step:N",
+                scale=alt.Scale(
+                    domain=["faster", "slower"], range=["triangle-up", "triangle-down"]
+                ),
+                legend=None,
+            ),  # fmt: skip
+            color=alt.Color(
+                "step:N",
+                scale=alt.Scale(domain=["faster", "slower"], range=["#2e7d32", "#c62828"]),
+                legend=None,
+            ),  # fmt: skip
         )
     )
     return (lines + marks).properties(width=1100, height=260).to_dict()

@@ -92,14 +92,31 @@ function runHeader(run) {
     el("b", {}, run.label), " ", details);
 }
 
+/** The row's rates as bars, one per run in its swatch, on one scale for the whole matrix, each
+ * with its min–max range as a line: the matrix is its own chart. */
+function barsCell(row, m, top) {
+  const height = Math.max(3, Math.min(9, Math.floor(26 / m.runs.length)));
+  const share = (x) => `${(100 * Math.max(0, x || 0) / top).toFixed(2)}%`;
+  return el("td", { class: "bars" }, ...m.runs.map((run) => {
+    const v = row.cells.get(run.id);
+    const r = v ? v.rows_per_s : {};
+    return el("div", { class: `track${v && isCeiling(v) ? " ceiling" : ""}`, style: `height:${height}px` },
+      v ? el("span", { class: "hbar", style: `width:${share(r.median)};background:${COLOR.get(run.id)}` }) : null,
+      v && !missing(r.min) && !missing(r.max) ? el("span", { class: "range", style: `left:${share(r.min)};width:${share(r.max - r.min)}` }) : null);
+  }));
+}
+
 function renderMatrix(m) {
   const published = new Map(DATA.published.map((p) => [p.variant, p]));
+  const top = Math.max(1, ...m.rows.flatMap((row) => [...row.cells.values()].map((v) => v.rows_per_s.max || rateOf(v) || 0)));
   const head = el("tr", {}, sortHeader("variant", "variant"), ...m.runs.map(runHeader),
-    state.published ? el("th", { class: "published" }, "QuestDB's published", el("br"), "send rows/s, their machine") : null);
+    state.published ? el("th", { class: "published" }, "QuestDB's published", el("br"), "send rows/s, their machine") : null,
+    el("th", { class: "bars" }, `rows/s, 0 to ${fmt(top)}: a bar per run, its min–max as a line`));
   const body = m.rows.map((row) => el("tr", { "data-variant": row.variant },
     el("th", { class: "variant", scope: "row" }, row.variant, isCeiling(row) ? el("span", { class: "badge ceiling" }, "wire ceiling") : null),
     ...m.runs.map((run) => matrixCell(row, run, m)),
-    state.published ? el("td", { class: "cell published" }, published.has(row.variant) ? fmt(published.get(row.variant).send_rows_per_s) : "") : null));
+    state.published ? el("td", { class: "cell published" }, published.has(row.variant) ? fmt(published.get(row.variant).send_rows_per_s) : "") : null,
+    barsCell(row, m, top)));
   document.getElementById("matrix").replaceChildren(el("thead", {}, head), el("tbody", {}, ...body));
 }
 
@@ -125,6 +142,6 @@ function renderAnswer(m) {
 function renderMatrixLegend(m) {
   const scale = [1, 1.5, 2, 4, 8].map((t) => el("span", { class: "scale", style: `background:${shade(t)}` }, `×${t}`));
   document.getElementById("matrix-legend").replaceChildren(
-    el("span", {}, `${m.rows.length} variants × ${m.runs.length} run${m.runs.length === 1 ? "" : "s"}. Cell: rows/s ±half the min–max spread; × the ${state.shade === "row" ? "row's (variant's)" : "column's (run's)"} best; % of the wire ceiling. `),
+    el("span", {}, `${m.rows.length} variants × ${m.runs.length} run${m.runs.length === 1 ? "" : "s"}; a cell: rows/s ±half its min–max, × the ${state.shade === "row" ? "variant's" : "run's"} best, % of the wire ceiling `),
     ...scale);
 }

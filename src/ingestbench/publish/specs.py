@@ -1,9 +1,9 @@
 """The results page's Vega-Lite charts, written with altair; the page feeds them its selection.
 
 Every chart reads one named data set, `rows`, whose records the page builds from the selected
-runs: `variant`, `run` (its label), `color` (the run's swatch, the same as in its checkbox and
-the matrix's column), `order` (the variant's rank by its best rate, so that every chart lists the
-variants alike) and the measures. Colours come from the data (scale=None), so the charts carry no
+runs: `variant`, `run` (its name), `run_order` (its place among the selected runs), `color` (the
+run's swatch, the same as in its checkbox and the matrix's column), `order` (the variant's row in
+the matrix, so that every chart lists the variants alike) and the measures. Colours come from the data (scale=None), so the charts carry no
 legend of their own: the page draws one above them from the same swatches. Long charts put their
 axis at the top, where a reader starts.
 """
@@ -15,7 +15,7 @@ from typing import Any
 #: Wide enough for the longest variant name; the bars get the rest of the 1280 px page.
 LABEL_LIMIT = 290
 RATE_WIDTH = 780
-SMALL_WIDTH = 230
+SMALL_WIDTH = 290
 
 
 def _y(axis: bool = True):
@@ -29,6 +29,13 @@ def _y(axis: bool = True):
     )
 
 
+def _offset():
+    """A bar per run within a variant's band, in the page's order of the runs (newest first)."""
+    import altair as alt
+
+    return alt.YOffset("run:N", sort=alt.EncodingSortField("run_order", op="min"))
+
+
 def _colour():
     import altair as alt
 
@@ -40,7 +47,7 @@ def rate_chart() -> dict[str, Any]:
     number."""
     import altair as alt
 
-    base = alt.Chart(alt.NamedData("rows")).encode(y=_y(), yOffset=alt.YOffset("run:N"))
+    base = alt.Chart(alt.NamedData("rows")).encode(y=_y(), yOffset=_offset())
     x = alt.X("rate:Q", title="rows/s, end to end (median of the repeats)",
               axis=alt.Axis(orient="top", format="~s"))  # fmt: skip
     tooltip = [
@@ -70,7 +77,7 @@ def cost_charts() -> dict[str, Any]:
             .mark_bar()
             .encode(
                 y=_y(axis=first),
-                yOffset=alt.YOffset("run:N"),
+                yOffset=_offset(),
                 x=alt.X(f"{field}:Q", title=title, axis=alt.Axis(orient="top")),
                 color=_colour(),
                 tooltip=[

@@ -11,11 +11,12 @@ async function embed(id, spec, values) {
 }
 
 function chartRows(m) {
+  const runOrder = new Map(m.runs.map((run, i) => [run.id, i]));
   return m.rows.flatMap((row) => m.runs.filter((run) => row.cells.has(run.id)).map((run) => {
     const v = row.cells.get(run.id);
     const r = v.rows_per_s;
     return {
-      variant: row.variant, order: row.order, run: runName(run), color: COLOR.get(run.id),
+      variant: row.variant, order: row.order, run: runName(run), run_order: runOrder.get(run.id), color: COLOR.get(run.id),
       rate: r.median, low: r.min ?? r.median, high: r.max ?? r.median,
       client_cpu: v.client_cpu_s_per_1m_rows, server_cpu: v.server_cpu_s_per_1m_rows, disk: mib(v.table_disk_bytes),
     };

@@ -3,9 +3,9 @@
 Every chart reads one named data set, `rows`, whose records the page builds from the selected
 runs: `variant`, `run` (its name), `run_order` (its place among the selected runs), `color` (the
 run's swatch, the same as in its checkbox and the matrix's column), `order` (the variant's row in
-the matrix, so that every chart lists the variants alike) and the measures. Colours come from the data (scale=None), so the charts carry no
-legend of their own: the page draws one above them from the same swatches. Long charts put their
-axis at the top, where a reader starts.
+the matrix, so that every chart lists the variants alike) and the measures. Colours come from the
+data (scale=None), so the charts carry no legend of their own: the page draws one above them from
+the same swatches. Long charts put their axis at the top, where a reader starts.
 """
 
 from __future__ import annotations

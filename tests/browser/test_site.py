@@ -261,4 +261,9 @@ def test_the_history_view_marks_the_planted_slowdown(page, site):
     assert page.locator(f"#history tr[data-variant='{SLOWED}'] td.slower .mark").inner_text() == (
         " ▼×0.50"
     )
+    # The chart's layer of marked steps holds one point: the planted slowdown, ▼.
+    marked = page.eval_on_selector_all(
+        "#history-chart svg g.layer_1_marks path", "ps => ps.map(p => p.getAttribute('aria-label'))"
+    )
+    assert len(marked) == 1 and f"variant: {SLOWED}" in marked[0] and "step: slower" in marked[0]
     assert page.problems == []

@@ -240,7 +240,7 @@ def test_the_run_details(page):
     assert "git_commit" in details and "cpu_model" in details and "config" in details
 
 
-def test_the_history_view_marks_the_planted_slowdown(page, site):
+def test_the_history_view_marks_the_planted_slowdown(browser, page, site):
     _, first, second = site
     page.locator("input[name='view'][value='history']").check()
     rendered(page, 2)
@@ -261,9 +261,32 @@ def test_the_history_view_marks_the_planted_slowdown(page, site):
     assert page.locator(f"#history tr[data-variant='{SLOWED}'] td.slower .mark").inner_text() == (
         " ▼×0.50"
     )
+    again = open_page(browser, page.url)  # the history view comes back from its address
+    try:
+        assert again.locator("#history-view").is_visible()
+        assert again.locator("#changes li.change").all_inner_texts() == [change.inner_text()]
+    finally:
+        again.close()
     # The chart's layer of marked steps holds one point: the planted slowdown, ▼.
     marked = page.eval_on_selector_all(
         "#history-chart svg g.layer_1_marks path", "ps => ps.map(p => p.getAttribute('aria-label'))"
     )
     assert len(marked) == 1 and f"variant: {SLOWED}" in marked[0] and "step: slower" in marked[0]
     assert page.problems == []
+
+
+def test_one_run_alone_opens_and_says_why_it_has_no_history(browser, tmp_path):
+    write_document(REPO / "results", tmp_path / "archive", "reference")
+    out = write_site(tmp_path / "archive", None, tmp_path / "index.html")
+    page = open_page(browser, out.as_uri() + "#view=history")
+    try:
+        assert page.locator("#no-history").is_visible()
+        assert "archive another run" in page.locator("#no-history").inner_text()
+        page.locator("input[name='view'][value='runs']").check()
+        rendered(page, 2)
+        assert len(matrix_rows(page)) == len(
+            variants(json.loads(next((tmp_path / "archive").glob("*.json")).read_text()))
+        )
+        assert overflow(page) == 0 and page.problems == []
+    finally:
+        page.close()

@@ -33,7 +33,6 @@ function renderRuns() {
       if (input.checked) chosen.add(run.id); else chosen.delete(run.id);
       if (!chosen.size) { input.checked = true; return; } // one run at least
       state.runs = RUNS.map((r) => r.id).filter((id) => chosen.has(id));
-      if (!chosen.has(state.sort.key) && !["best", "variant"].includes(state.sort.key)) state.sort = { key: "best", desc: true };
       render();
     };
     return el("label", { title: run.id }, input, swatch(run.id), runName(run));
@@ -75,6 +74,8 @@ function render() {
 }
 
 async function draw() {
+  // A sort by a run no longer ticked falls back to the variants' best.
+  if (!["best", "variant", ...state.runs].includes(state.sort.key)) state.sort = { key: "best", desc: true };
   toUrl();
   document.getElementById("dataset").value = state.dataset;
   for (const input of document.querySelectorAll("input[name='view']")) input.checked = input.value === state.view;

@@ -69,7 +69,7 @@ function matrixCell(row, run, m) {
   el("span", { class: "num" }, fmt(rate)),
   spread === null ? null : el("span", { class: "spread", title: "half the min–max range of the repeats" }, `±${fmt(100 * spread)}%`),
   el("br"),
-  el("span", { class: "times" }, times ? `×${fmt(times, 2)}` : "ceiling"),
+  el("span", { class: "times" }, isCeiling(v) ? "ceiling" : times ? `×${fmt(times, 2)}` : "–"),
   el("span", { class: "ceil" }, ` · ${pct(v.ceiling_fraction)}`),
   v.validated === false ? el("span", { class: "no", title: "its rows did not match the source" }, " not validated") : null);
 }

@@ -64,25 +64,18 @@ function variantsOf(run) {
 }
 
 // The opening view: the newest run, on the dataset most runs share among its own.
-function defaults() {
-  const newest = RUNS[0];
-  const dataset = datasetsOf(RUNS).find((d) => holds(newest, d.name)).name;
-  return { dataset, runs: [newest.id] };
-}
+const openingDataset = () => (datasetsOf(RUNS).find((d) => holds(RUNS[0], d.name)) || datasetsOf(RUNS)[0]).name;
 
 function fromUrl() {
   const p = new URLSearchParams(location.hash.slice(1));
-  const start = defaults();
   const datasets = new Set(datasetsOf(RUNS).map((d) => d.name));
   state.view = p.get("view") === "history" ? "history" : "runs";
-  state.dataset = datasets.has(p.get("dataset")) ? p.get("dataset") : start.dataset;
+  state.dataset = datasets.has(p.get("dataset")) ? p.get("dataset") : openingDataset();
   const runs = (p.get("runs") || "").split(",").filter((id) => BY_ID.has(id) && holds(BY_ID.get(id), state.dataset));
   state.runs = runs.length ? RUNS.map((r) => r.id).filter((id) => runs.includes(id))
     : [runsOfDataset()[0].id];
-  const sort = p.get("sort") || "-best";
-  const key = sort.replace(/^-/, "");
-  state.sort = (key === "best" || key === "variant" || state.runs.includes(key))
-    ? { key, desc: sort.startsWith("-") } : { key: "best", desc: true };
+  const sort = p.get("sort") || "-best"; // a key that is no column falls back when drawn
+  state.sort = { key: sort.replace(/^-/, ""), desc: sort.startsWith("-") };
   state.shade = p.get("shade") === "row" ? "row" : "column";
   state.published = p.get("published") === "1";
   state.filters = {};

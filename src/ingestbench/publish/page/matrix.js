@@ -76,11 +76,13 @@ function matrixCell(row, run, m) {
 
 function sortHeader(key, ...children) {
   const sorted = state.sort.key === key;
-  const th = el("th", { class: `sortable${sorted ? (state.sort.desc ? " desc" : " asc") : ""}`, "data-sort": key }, ...children);
+  const th = el("th", { class: `sortable${sorted ? (state.sort.desc ? " desc" : " asc") : ""}`, "data-sort": key, tabindex: "0",
+    "aria-sort": sorted ? (state.sort.desc ? "descending" : "ascending") : "none" }, ...children);
   th.onclick = () => {
     state.sort = sorted ? { key, desc: !state.sort.desc } : { key, desc: key !== "variant" };
     render();
   };
+  th.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); th.onclick(); } };
   return th;
 }
 

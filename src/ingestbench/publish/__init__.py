@@ -3,7 +3,7 @@
 Owns `archive/` (one JSON document per finished run, checked against schemas/archive.schema.json
 when written and when read), `ingestbench history` (each variant's rate over the archived runs of
 one machine and config, in commit order) and `site/index.html` (one offline page over the archive
-and the current results).
+and the current results: its charts in specs, its script and style in page/).
 
 May import ingestbench.results (summary, compare's noise rule, the published figures), files and
 errors; nothing of ingest, server or tsbs: it reads finished results only.

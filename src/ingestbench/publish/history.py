@@ -34,6 +34,11 @@ def ordered(docs: list[dict[str, Any]], order: dict[str, int]) -> list[dict[str,
                                        d["date_utc"]))  # fmt: skip
 
 
+def group_key(doc: dict[str, Any]) -> tuple[str, str]:
+    """Which runs one history follows: the machine and the config (its hash, else the label)."""
+    return doc["machine"]["id"], doc["workflow"]["config_hash"] or doc["label"]
+
+
 @dataclass(frozen=True)
 class Point:
     run: str  # the document's id
@@ -63,8 +68,7 @@ def series(docs: list[dict[str, Any]], order: dict[str, int] | None = None) -> l
     order = commit_order() if order is None else order
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for doc in docs:
-        key = (doc["machine"]["id"], doc["workflow"]["config_hash"] or doc["label"])
-        groups.setdefault(key, []).append(doc)
+        groups.setdefault(group_key(doc), []).append(doc)
     out = []
     for (machine, config), runs in sorted(groups.items()):
         runs = ordered(runs, order)

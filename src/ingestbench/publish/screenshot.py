@@ -1,5 +1,6 @@
-"""A screenshot of the results page in the system chromium: `python -m
-ingestbench.publish.screenshot PAGE PNG` (make site-screenshot writes the README's image)."""
+"""A screenshot of the results page's first screen on a laptop (1280 × 800) in the system
+chromium: `python -m ingestbench.publish.screenshot PAGE PNG` (make site-screenshot writes the
+README's image)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from ingestbench.errors import UserError, run_reporting_user_errors
 
 
-def screenshot(page_path: Path, png: Path, width: int = 1400, height: int = 1100) -> Path:
+def screenshot(page_path: Path, png: Path, width: int = 1280, height: int = 800) -> Path:
     from playwright.sync_api import sync_playwright
 
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")

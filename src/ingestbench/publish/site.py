@@ -2,10 +2,12 @@
 
 One HTML file with everything inlined: the run documents as JSON, the page's script and style
 (ingestbench/publish/page/), and Vega, Vega-Lite and vega-embed as vl-convert bundles them. The
-chart's spec is built with altair here and fed the filtered rows in the browser. Vega-Lite was
-picked over plotly because its bundle is a quarter of plotly.js's size (about 0.9 MB against
-3.5 MB), it renders to SVG with no network access, and altair is the same declarative grammar
-people know from seaborn-like Python plotting. A Content-Security-Policy in the page forbids any
+charts' specs are built with altair (ingestbench.publish.specs) and fed the selected rows in the
+browser; the history across commits is computed here, by ingestbench.publish.history, so the
+page marks exactly the steps `ingestbench history` flags. Vega-Lite was picked over plotly
+because its bundle is a quarter of plotly.js's size (about 0.9 MB against 3.5 MB), it renders
+to SVG with no network access, and altair is the same declarative grammar people know from
+seaborn-like Python plotting. A Content-Security-Policy in the page forbids any
 request, so the page cannot reach the network even by accident.
 """
 
@@ -19,40 +21,39 @@ from typing import Any
 
 from ingestbench.files import write_text_atomic
 from ingestbench.publish.archive import build_document, read_archive
+from ingestbench.publish.history import commit_order, group_key, ordered, series
+from ingestbench.publish.specs import cost_charts, history_chart, rate_chart
 from ingestbench.results.published import MACHINE, PUBLISHED
 
 log = logging.getLogger(__name__)
 PAGE = Path(__file__).parent / "page"
 CURRENT = "current"
+#: The page's script, in this order, as one module: shared state and helpers first, start last.
+SCRIPTS = ("state.js", "matrix.js", "charts.js", "history.js", "main.js")
 
 
-def chart_spec() -> dict[str, Any]:
-    """Median rows/s per variant, one bar per run side by side (min–max whiskers), variants
-    ordered by their best run. Its data (`rows`) and band height are set by the page from the
-    filtered selection."""
-    import altair as alt
+def history_groups(
+    docs: list[dict[str, Any]], order: dict[str, int] | None = None
+) -> list[dict[str, Any]]:
+    """Per machine and config with two runs or more: its runs in commit order and each variant's
+    series with compare's verdict on every step (ingestbench.publish.history)."""
+    from dataclasses import asdict
 
-    # One explicit sort for both layers (sort="-x" would differ between bars and whiskers).
-    by_best = alt.EncodingSortField("rate", op="max", order="descending")
-    y = alt.Y("variant:N", sort=by_best, title=None, axis=alt.Axis(labelLimit=420))
-    y_offset = alt.YOffset("run:N")
-    bars = base = alt.Chart(alt.NamedData("rows"))
-    bars = base.mark_bar().encode(
-        y=y,
-        yOffset=y_offset,
-        x=alt.X("rate:Q", title="rows/s (end to end, median)"),
-        color=alt.Color("run:N", legend=alt.Legend(orient="bottom", columns=1, labelLimit=600)),
-        tooltip=[
-            alt.Tooltip("variant:N"),
-            alt.Tooltip("run:N"),
-            alt.Tooltip("rate:Q", format=",.0f"),
-            alt.Tooltip("low:Q", format=",.0f"),
-            alt.Tooltip("high:Q", format=",.0f"),
-        ],  # fmt: skip
-    )
-    whiskers = base.mark_rule(color="#333").encode(y=y, yOffset=y_offset, x="low:Q", x2="high:Q")
-    chart = (bars + whiskers).properties(width=900, height=alt.Step(13))
-    return chart.to_dict()
+    order = commit_order() if order is None else order
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for s in series(docs, order):
+        key = (s.machine, s.config_hash)
+        if key not in groups:
+            runs = [d for d in docs if group_key(d) == key]
+            groups[key] = {
+                "machine": s.machine,
+                "config_hash": s.config_hash,
+                "label": s.label,
+                "runs": [d["id"] for d in ordered(runs, order)],
+                "series": [],
+            }
+        groups[key]["series"].append(asdict(s))
+    return list(groups.values())
 
 
 def published_rows() -> list[dict[str, Any]]:
@@ -81,7 +82,8 @@ def page(docs: list[dict[str, Any]], built: str | None = None) -> str:
     data = {
         "runs": docs,
         "published": published_rows(),
-        "spec": chart_spec(),
+        "history": history_groups(docs),
+        "specs": {"rate": rate_chart(), "costs": cost_charts(), "history": history_chart()},
         "built": built or dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
     # "</" may not appear inside a script element; JSON allows the escaped form.
@@ -91,7 +93,7 @@ def page(docs: list[dict[str, Any]], built: str | None = None) -> str:
         ("/*STYLE*/", (PAGE / "page.css").read_text()),
         ("/*DATA*/", inline),
         ("/*VEGA*/", vl_convert.javascript_bundle()),
-        ("/*SCRIPT*/", (PAGE / "page.js").read_text()),
+        ("/*SCRIPT*/", "\n".join((PAGE / name).read_text() for name in SCRIPTS)),
     ):
         before, _, after = html.partition(marker)
         html = before + text + after  # not str.replace: the bundle may hold the next marker

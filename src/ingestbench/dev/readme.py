@@ -180,11 +180,29 @@ def configuration_doc(schema_path: Path = SCHEMA_PATH) -> str:
         "",
         "<!-- written by `make readme` from schemas/config.schema.yaml; do not edit -->",
         "",
-        "`config.yaml` is the default experiment; `--configfile FILE` runs another "
-        "(`config.full.yaml`, `config.scale.yaml`, `config.published.yaml` are examples). "
+        "`config.yaml` is the default experiment; `--configfile FILE` (`make run CONFIG=FILE`) "
+        "runs another (every `config.*.yaml` is one), into its own `results_dir`. "
         "The schema (`schemas/config.schema.yaml`) owns every key and default; a wrong key, "
         "type or value stops the run before any job, naming the key. Machine resources "
         "(cores, memory) are never config: pass them to Snakemake.",
+        "",
+        "**How a `--configfile` combines with `config.yaml`**: as Snakemake merges them, "
+        "`config.yaml` first, then the file over it: mappings (`questdb`, `validation`, "
+        "`charts`) key by key, everything else, lists included, replaced whole. A file that "
+        "sets only `repeats: 5` runs config.yaml's matrix five times; a file with `datasets` of "
+        "its own needs `variants` of its own (config.yaml's name its datasets' labels). "
+        "`ingestbench variants --config FILE` and every other command that takes `--config` "
+        "merge the same way and give the same errors.",
+        "",
+        "**What reruns after an edit**: each rule's params carry the slice of the config its "
+        "outputs depend on (`ingestbench.rule_inputs`), so `snakemake -n` shows exactly what an "
+        "edit changes: `repeats`, `warmup_rows`, `ilp_protocol_version`, `table`, the `questdb` "
+        "settings and `validation.export_piece_rows` rerun the ingestions (`rows_cap` only the "
+        "row loops) and what follows them; the other `validation` keys the validations; "
+        "`charts` the charts; `datasets` regenerate their data. The keys that cannot change a "
+        "result (`questdb.cache_dir`, `keep_data`, `startup_timeout_s`, `shutdown_grace_s`, "
+        "`validation.memory_limit`, `keep_export`, `results_dir`, `data_dir`) rerun nothing and "
+        "are left out of the config's hash.",
         "",
         " ".join(str(schema.get("description", "")).split()),
         "",

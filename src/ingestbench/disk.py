@@ -106,18 +106,20 @@ def workflow_needs(
     pending_job_rows: Iterable[int],
     results: Path = Path("results"),
     embedded_server: bool = True,
-    data: Path = Path("results/data"),
+    data: Path | None = None,
     keep_exports: bool = False,
 ) -> list[Need]:
     """The needs of a workflow run.
 
     `to_generate`: (rows, formats) of each dataset whose files are not there yet;
-    `pending_job_rows`: the rows of each dataset that still has ingestion jobs to run. Jobs run
+    `pending_job_rows`: the rows of each ingestion job still to run; `data`: where the datasets
+    go (default results/data). Jobs run
     one at a time; an export deleted once validated counts once (the largest), a kept one
     (`keep_exports`) counts for every job. An external server keeps its data elsewhere: only an
     embedded one counts here.
     """
     pending = list(pending_job_rows)
+    data = results / "data" if data is None else data
     needs = [Need(data, sum(files_bytes(r, f) for r, f in to_generate), "datasets")]
     largest = max(pending, default=0)
     server, exported = job_bytes(largest)

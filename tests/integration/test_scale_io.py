@@ -329,3 +329,16 @@ def test_a_copy_while_another_runs_waits_for_it(questdb, tiny_dataset, tmp_path)
         list(pool.map(copy, parts))  # four at once: some meet another in progress
     for part in parts:
         assert questdb.scalar(f"SELECT count() FROM {part.spec.table}") == 2000
+
+
+def test_kept_exports_count_once_per_pending_job(tmp_path):
+    """With validation.keep_export every job's export stays: the check counts each one."""
+    rows = [1_000_000, 1_000_000, 2_000_000]
+    kept = {n.what: n.nbytes for n in disk.workflow_needs([], rows, tmp_path, keep_exports=True)}
+    once = {n.what: n.nbytes for n in disk.workflow_needs([], rows, tmp_path)}
+    assert kept["the kept validation exports and a spill"] == (
+        sum(rows) * disk.EXPORT_BYTES_PER_ROW + max(rows) * disk.SPILL_BYTES_PER_ROW
+    )
+    assert once["one validation export and spill"] == max(rows) * (
+        disk.EXPORT_BYTES_PER_ROW + disk.SPILL_BYTES_PER_ROW
+    )

@@ -3,6 +3,8 @@
 Each subcommand has an ``add_<name>_parser(subparsers)`` function that declares its arguments and
 sets ``func`` to the handler; the handler returns the exit code. Heavy imports (numpy, pyarrow)
 happen inside the handlers, so ``ingestbench --help`` stays fast.
+
+May import: errors, config, variants, disk, tsbs, server, results, ingest, publish.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """Load config.yaml, validate it against schemas/config.schema.yaml and fill in defaults; then,
-for the package's own functions, the same settings as frozen objects (`Settings`)."""
+for the package's own functions, the same settings as frozen objects (`Settings`).
+
+May import: errors, variants, tsbs (a dataset's parameters).
+"""
 
 from __future__ import annotations
 

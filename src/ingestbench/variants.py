@@ -1,6 +1,9 @@
 """The variant matrix: which ways of ingesting exist, and which combinations make sense.
 
 This module is the one place that decides it; rules, scripts and the summary only read it.
+It is light: the Snakefile imports it at parse time.
+
+May import: nothing.
 """
 
 from __future__ import annotations

@@ -24,8 +24,11 @@ CLIENT_METHODS = (
 )
 #: Methods that write ILP protocol 2 themselves (binary doubles): version 1 is refused.
 PROTOCOL_2_METHODS = ("vectorized",)
+#: Parallel methods whose workers each run the `dataframe` method's sender: the 1-worker point of
+#: their scaling is the `dataframe` variant.
+SENDER_POOL_METHODS = ("threads", "processes")
 #: Client methods with `workers` (threads, processes, or connections of the vectorized encoder).
-PARALLEL_METHODS = ("threads", "processes", "vectorized")
+PARALLEL_METHODS = (*SENDER_POOL_METHODS, "vectorized")
 # Python loops calling sender.row() per row; slow, so `rows_cap` may cap the rows they ingest.
 ROW_LOOP_METHODS = ("rows", "iterrows")
 # DataFrame.iterrows() is a pandas API (QuestDB's published baseline); polars has no such loop.

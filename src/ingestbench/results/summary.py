@@ -30,19 +30,18 @@ from ingestbench.files import load_json, write_text_atomic
 from ingestbench.results.ceiling import add_ceiling_fraction, wire_ceilings
 from ingestbench.results.records import (
     PHASES,
-    SUMMARY_ID_COLUMNS,
+    STATS,
+    TIMES,
     RunFile,
     SummaryRow,
     read_run,
     read_validation,
 )
+from ingestbench.variants import ROW_LOOP_METHODS
 
 log = logging.getLogger(__name__)
 
-TIMES = (*PHASES, "end_to_end")
-STATS = ("median", "min", "max")
 RATES = ("rows_per_s", "send_rows_per_s", "mib_per_s", "send_mib_per_s")
-ID_COLUMNS = SUMMARY_ID_COLUMNS
 MIB = 2**20
 # Per-repeat figures beside the phases; peak_rss_bytes only in run files of schema_version 1.
 MEASURES = ("client_cpu_s", "server_cpu_s", "peak_rss_bytes", "client_rss_bytes",
@@ -334,12 +333,12 @@ def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 
             lines += ["", f"Wire ceiling (`{ceiling[1]}`, the ILP file sent as it is): "
                       f"{_fmt_rate(ceiling[0])} rows/s; `ceiling_fraction` in `summary.csv` "
                       "is each variant's share of it."]  # fmt: skip
-        loops = group["method"].isin(("rows", "iterrows"))
+        loops = group["method"].isin(ROW_LOOP_METHODS)
         capped = group[loops & (group["rows"] < group["dataset_rows"])]
         if not capped.empty:
             lines.append("")
             lines.append(
-                f"The row loops (`rows`, `iterrows`) ingest the first "
+                f"The row loops ({', '.join(f'`{m}`' for m in ROW_LOOP_METHODS)}) ingest the first "
                 f"{int(capped['rows'].iloc[0]):,} rows only (`rows_cap`); compare their rates, "
                 "not their times."
             )

@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from ingestbench import CHECKOUT as REPO
-from ingestbench.config import SCHEMA_PATH
+from ingestbench.schema import SCHEMA_PATH
 
 TESTS = Path(__file__).resolve().parent
 #: Hand-written run, validation and environment files (a results folder).

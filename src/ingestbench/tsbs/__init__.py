@@ -39,7 +39,7 @@ tags, walks, chunks, the out-of-order shuffle), ``writers`` (one Writer per form
 in ``formats``), ``ilp`` (the ILP text writer), ``generator`` (the generate loop), ``manifest``,
 and ``columns`` (the table's column names, which everything else follows).
 
-May import: errors, files.
+May import: errors, files, schema (the datasets' defaults).
 """
 
 import importlib

@@ -71,11 +71,6 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         yield tmp
 
 
-def write_bytes_atomic(path: str | Path, data: bytes) -> None:
-    with space_for(path), atomic_path(path) as tmp:
-        tmp.write_bytes(data)
-
-
 def write_text_atomic(path: str | Path, text: str) -> None:
     with space_for(path), atomic_path(path) as tmp:
         tmp.write_text(text)

@@ -38,7 +38,6 @@ SERVER_METHOD_FORMATS = {"server_csv": "csv", "server_copy": "csv", "server_parq
 SERVER_METHODS = tuple(SERVER_METHOD_FORMATS)
 #: Methods that send a file of ILP text as it is (library none, format ilp, workers = connections).
 FILE_METHODS = ("ilp_file",)
-METHOD_NAMES = (*CLIENT_METHODS, *SERVER_METHODS, *FILE_METHODS)
 FORMATS = ("parquet", "csv", "ilp")
 TRANSPORTS = ("http", "tcp")
 DEFAULT_WORKERS = 2

@@ -3,7 +3,7 @@
 One row per dataset and variant. Statistics cover every timed repeat. With a warm-up (an untimed
 ingestion on the fresh server first, `warmup` in the run file) every repeat is warm; without one
 the first repeat met a cold server and is included (its end to end time also gets a column of its
-own, `cold_end_to_end`). Rates are computed per repeat and then summarised, so the median rows/s
+own, `cold_end_to_end_s`). Rates are computed per repeat and then summarised, so the median rows/s
 is the median of the repeats' rows/s:
 
 - rows/s      = rows / end_to_end          send rows/s = rows / send
@@ -217,9 +217,6 @@ def summarize(run_paths: Iterable[Path], validation_paths: Iterable[Path] = ()) 
     df["speedup_iterrows"] = _speedups(df, "iterrows")[0]
     warm = pd.DataFrame([warmup_columns(r.to_dict()) for r in records], index=df.index)
     df[list(warm.columns)] = warm
-    # End to end of the repeat that met a cold server, NaN when a warm-up did (the name the
-    # result files agree on; `cold_end_to_end_s` above stays for existing readers).
-    df["cold_end_to_end"] = df["cold_end_to_end_s"]
     df = add_ceiling_fraction(df)
     df["hosts"], df["mixed_machines"] = host_columns([r.to_dict() for r in records])
     for col in (
@@ -318,7 +315,7 @@ def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 
                 "–" if pd.isna(r[col]) else f"{r[col]:.1f}×"
                 for col in ("speedup_vs_rows", "speedup_iterrows")
             )
-            cold = "–" if pd.isna(r["cold_end_to_end"]) else f"{r['cold_end_to_end']:.2f}"
+            cold = "–" if pd.isna(r["cold_end_to_end_s"]) else f"{r['cold_end_to_end_s']:.2f}"
             validated = {True: "yes", False: "**FAILED**"}.get(r["validated"], "not checked")
             lines.append(
                 f"| {i} | `{r['variant']}` | {rate} | {_fmt_rate(r['mib_per_s_median'], 1, 1)} | "

@@ -30,11 +30,12 @@ carry: after sorting the carry plus a new chunk, the rows whose key is below the
 timestamp are final (no later row can sort before them) and are written; the rest are carried.
 The result equals one global stable sort, and memory stays bounded by chunk + lag window.
 
-Output of a cpu dataset: ``<name>.parquet`` (tags as ``dictionary<int32, string>``, so pandas reads ``category`` and
-polars ``Categorical``; fields ``double`` or ``int64``; ``timestamp[ns, tz=UTC]``; one row group per
-chunk of about a million rows), ``<name>.csv`` (header, unquoted values, timestamps like
-``2016-01-01T00:00:00.000000Z``) and ``<name>.manifest.json``. Every file is written to a
-temporary name beside its final one, and all are renamed into place only when all are complete.
+Output of a cpu dataset: ``<name>.parquet`` (tags as ``dictionary<int32, string>``, so pandas reads
+``category`` and polars ``Categorical``; fields ``double`` or ``int64``; ``timestamp[ns, tz=UTC]``;
+one row group per chunk of about a million rows), ``<name>.csv`` (header, unquoted values,
+timestamps like ``2016-01-01T00:00:00.000000Z``) and ``<name>.manifest.json``. Every file is
+written to a temporary name beside its final one, and all are renamed into place only when all are
+complete.
 
 Modules: ``params`` (DatasetParams: checked, named, from the config), ``hosts`` (the cpu
 simulation: tags, walks, chunks, the out-of-order shuffle), ``trucks`` (the iot simulation as

@@ -16,7 +16,8 @@ from ingestbench.ingest.methods import Job
 from ingestbench.ingest.readers import import_libraries
 from ingestbench.ingest.runner import run_repeat
 from ingestbench.ingest.warmup import warm_up
-from ingestbench.server.process import QuestDB, questdb_server
+from ingestbench.server.configured import questdb_server
+from ingestbench.server.process import QuestDB
 from ingestbench.tsbs import DatasetParams, generate
 from ingestbench.variants import parse_variant_name
 

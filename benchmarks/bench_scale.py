@@ -49,7 +49,7 @@ from ingestbench.ingest.methods import Job
 from ingestbench.ingest.readers import import_libraries
 from ingestbench.ingest.runner import PeakRss, run_repeat
 from ingestbench.results.records import SCHEMA_VERSION
-from ingestbench.server.process import questdb_server
+from ingestbench.server.configured import questdb_server
 from ingestbench.tsbs import DatasetParams, generate
 from ingestbench.validate import expected_aggregates, export_table, questdb_aggregates, validate_run
 from ingestbench.validate.sql import duckdb_limits

@@ -3,12 +3,17 @@ QuestDB version the tests run (the schema's default, the one home of that fact).
 
 from __future__ import annotations
 
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
 
 from ingestbench import CHECKOUT as REPO
-from ingestbench.config import SCHEMA_PATH
+from ingestbench.schema import SCHEMA_PATH
 
 TESTS = Path(__file__).resolve().parent
 #: Hand-written run, validation and environment files (a results folder).
@@ -28,7 +33,9 @@ __all__ = [
     "STARTUP_S",
     "TESTS",
     "TEST_CONFIG",
+    "snakemake_command",
     "tiny_variants",
+    "wait_for",
 ]
 
 
@@ -40,3 +47,27 @@ def tiny_variants() -> int:
     config = load_config(TEST_CONFIG)
     labels = [d["label"] for d in config["datasets"]]
     return sum(len(vs) for vs in variants_by_dataset(config, labels).values())
+
+
+def snakemake_command(
+    config: str | Path, *args: str, cores: int = 2, profile: str | None = None
+) -> list[str]:
+    """The workflow's command line: this venv's Snakemake on `config`, on `cores` or through a
+    `profile` (profiles/slurm), then `args` (targets, flags). The option after --configfile ends
+    its list, so a target in `args` is never read as a config."""
+    run_on = ["--profile", profile] if profile else ["--cores", str(cores)]
+    return [sys.executable, "-m", "snakemake", "--configfile", str(config), *run_on, *args]
+
+
+def wait_for(
+    condition: Callable[[], Any], what: str, timeout_s: float = 120, poll_s: float = 0.02
+) -> Any:
+    """Poll until `condition()` is truthy and return that; fail naming `what` after `timeout_s`
+    (a bound on a hang, never a measurement)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(poll_s)
+    pytest.fail(f"timed out waiting for {what} after {timeout_s:g} s")

@@ -3,6 +3,8 @@
 Each subcommand has an ``add_<name>_parser(subparsers)`` function that declares its arguments and
 sets ``func`` to the handler; the handler returns the exit code. Heavy imports (numpy, pyarrow)
 happen inside the handlers, so ``ingestbench --help`` stays fast.
+
+May import: errors, schema, config, variants, disk, tsbs, server, results, ingest, publish.
 """
 
 from __future__ import annotations
@@ -27,11 +29,16 @@ def _int(text: str) -> int:
 
 
 def add_generate_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    # The defaults are the schema's, which checks the dataset too (DatasetParams.from_config):
+    # an option left out is left out of the dataset entry.
+    from ingestbench.schema import dataset_defaults
+
+    default = dataset_defaults()
     parser = subparsers.add_parser(
         "generate",
-        help="generate a TSBS cpu-only dataset (Parquet and/or CSV plus a manifest)",
+        help="generate a TSBS dataset, cpu or iot (Parquet, CSV or ILP files plus a manifest)",
         description=(
-            "Generate the TSBS cpu-only dataset, seeded, into DIR/<name>.parquet, .csv and "
+            "Generate a TSBS dataset, seeded, into DIR/<name>.parquet, .csv and "
             "<name>.manifest.json, and print the manifest's path."
         ),
     )
@@ -39,23 +46,18 @@ def add_generate_parser(subparsers: argparse._SubParsersAction) -> argparse.Argu
     size = parser.add_mutually_exclusive_group(required=True)
     size.add_argument("--epochs", type=_int, help="readings per host (rows = scale x epochs)")
     size.add_argument("--rows", type=_int, help="rows, rounded up to whole epochs")
-    parser.add_argument("--seed", type=int, default=42, help="random seed (default: 42)")
-    parser.add_argument(
-        "--start", default="2016-01-01T00:00:00Z", help="first timestamp (default: %(default)s)"
-    )
-    parser.add_argument("--interval", default="10s", help="time between epochs (default: 10s)")
+    parser.add_argument("--seed", type=int, help=f"random seed (default: {default['seed']})")
+    parser.add_argument("--start", help=f"first timestamp (default: {default['start']})")
+    parser.add_argument("--interval", help=f"time between epochs (default: {default['interval']})")
     parser.add_argument(
         "--field-type",
-        choices=("double", "long"),
-        default="double",
-        help="double (QuestDB's pandas benchmark) or long (TSBS's int64 truncation)",
+        help="double (QuestDB's pandas benchmark) or long (TSBS's int64 truncation) (default: "
+        f"{default['field_type']})",
     )
     parser.add_argument(
         "--use-case",
-        choices=("cpu", "iot"),
-        default="cpu",
-        help="cpu (hosts, one table) or iot (trucks: readings and diagnostics, with TSBS's "
-        "nulls and late rows; --scale is then the number of trucks)",
+        help="cpu (hosts, one table; the default) or iot (trucks: readings and diagnostics, with "
+        "TSBS's nulls and late rows; --scale is then the number of trucks)",
     )
     parser.add_argument(
         "--out-of-order-lag",
@@ -82,7 +84,7 @@ def run_generate(args: argparse.Namespace) -> int:
     from ingestbench.disk import Need, check_needs, files_bytes
     from ingestbench.tsbs import BOTH, DatasetParams, generate
 
-    entry = {
+    given = {
         "scale": args.scale,
         "seed": args.seed,
         "start": args.start,
@@ -90,8 +92,10 @@ def run_generate(args: argparse.Namespace) -> int:
         "field_type": args.field_type,
         "out_of_order": {"lag": args.out_of_order_lag} if args.out_of_order_lag else None,
         "use_case": args.use_case,
+        "rows": args.rows,
+        "epochs": args.epochs,
     }
-    entry["rows" if args.rows is not None else "epochs"] = args.rows or args.epochs
+    entry = {key: value for key, value in given.items() if value is not None}
     params = DatasetParams.from_config(entry)
     formats = [f for arg in args.format for f in (BOTH if arg == "both" else [arg])]
     missing = [f for f in formats if not (Path(args.out) / f"{params.name}.{f}").exists()]
@@ -370,7 +374,7 @@ def run_server(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ingestbench",
-        description="Benchmark the ways to get a dataframe into QuestDB (TSBS cpu dataset).",
+        description="Benchmark the ways to get a dataframe into QuestDB (TSBS's cpu and iot data).",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress (INFO)")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

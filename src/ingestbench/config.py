@@ -1,5 +1,8 @@
 """Load config.yaml, validate it against schemas/config.schema.yaml and fill in defaults; then,
-for the package's own functions, the same settings as frozen objects (`Settings`)."""
+for the package's own functions, the same settings as frozen objects (`Settings`).
+
+May import: errors, schema, variants, tsbs (a dataset's parameters).
+"""
 
 from __future__ import annotations
 
@@ -10,15 +13,11 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
 
-from ingestbench import CHECKOUT
 from ingestbench.errors import UserError
+from ingestbench.schema import SCHEMA_PATH, first_error, load_schema
 from ingestbench.variants import PROTOCOL_2_METHODS, as_list
-
-SCHEMA_PATH = CHECKOUT / "schemas" / "config.schema.yaml"
-
 
 # Keys every run file has at its top level and no config has: Snakemake's --configfile takes every
 # path after it, so a target typed there arrives merged into the config.
@@ -29,41 +28,8 @@ class ConfigError(UserError):
     pass
 
 
-def _with_defaults(validator_class):
-    """A validator that fills `default`s in, also inside array items (the jsonschema FAQ recipe)."""
-    validate_properties = validator_class.VALIDATORS["properties"]
-
-    def set_defaults(validator, properties, instance, schema):
-        if isinstance(instance, dict):
-            for name, sub in properties.items():
-                if "default" in sub and name not in instance:
-                    instance[name] = json.loads(json.dumps(sub["default"]))
-        yield from validate_properties(validator, properties, instance, schema)
-
-    return jsonschema.validators.extend(validator_class, {"properties": set_defaults})
-
-
-def _path(error: jsonschema.ValidationError) -> str:
-    parts = []
-    for p in error.absolute_path:
-        parts.append(f"[{p}]" if isinstance(p, int) else (f".{p}" if parts else str(p)))
-    return "".join(parts) or "(top level)"
-
-
-def _message(error: jsonschema.ValidationError) -> str:
-    """The schema's message; for an unknown value (also one a oneOf hides) the allowed values."""
-    enums = [e for e in [error, *(error.context or ())] if e.validator == "enum"]
-    if not enums:
-        return error.message
-    deepest = max(enums, key=lambda e: len(e.absolute_path))  # the bad item of a list
-    allowed = ", ".join(map(str, deepest.validator_value))
-    return f"{deepest.instance!r} is not one of {allowed}"
-
-
 def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> dict[str, Any]:
     """Validate in place, filling defaults; raise ConfigError naming the offending key."""
-    schema = yaml.safe_load(schema_path.read_text())
-    cls = _with_defaults(jsonschema.validators.validator_for(schema))
     if config.keys() >= RESULT_FILE_KEYS:
         raise ConfigError(
             "the config looks like a run file (it has "
@@ -71,10 +37,10 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
             + "): --configfile reads every path after it as a config; put targets before "
             "--configfile."
         )
-    error = jsonschema.exceptions.best_match(cls(schema).iter_errors(config))
+    error = first_error(config, load_schema(schema_path))
     if error is not None:
         raise ConfigError(
-            f"invalid config at '{_path(error)}': {_message(error)}; "
+            f"invalid config at '{error[0]}': {error[1]}; "
             f"fix that key in your config file (allowed keys and values: {schema_path.name})."
         )
     labels = [d["label"] for d in config["datasets"]]

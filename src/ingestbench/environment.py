@@ -2,6 +2,8 @@
 
 Package versions (locked and installed), the QuestDB server's version and non-default settings,
 Java, CPU, cores, RAM, OS, Python, the workflow's git commit, the config hash and the time.
+
+May import: files, config, server, dev (the locked versions).
 """
 
 from __future__ import annotations
@@ -209,7 +211,7 @@ def record_environment(
     server_log: Path | None = None,
 ) -> dict[str, Any]:
     """Start (or reach) the configured QuestDB, collect everything and write environment.json."""
-    from ingestbench.server.process import questdb_server
+    from ingestbench.server.configured import questdb_server
 
     with questdb_server(QuestDBSettings.from_config(config), jar=jar, log_path=server_log) as qdb:
         env = collect_environment(config, qdb, lock_path, workflow_dir=workflow_dir, jar=jar)

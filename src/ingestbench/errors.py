@@ -1,4 +1,7 @@
-"""Errors a user can cause: each carries one sentence naming the cause and the fix."""
+"""Errors a user can cause: each carries one sentence naming the cause and the fix.
+
+May import: nothing.
+"""
 
 import logging
 import sys

@@ -4,6 +4,8 @@ Writes are atomic: a result file is either complete under its final name or not 
 (each goes to a hidden temporary name beside its final one and is renamed into place, which is
 atomic on one filesystem). Reads of JSON result files fail with one sentence naming the file and
 the fix.
+
+May import: errors.
 """
 
 from __future__ import annotations
@@ -67,11 +69,6 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     """One temporary path to write, renamed to `path` when the block succeeds."""
     with atomic_paths(path) as (tmp,):
         yield tmp
-
-
-def write_bytes_atomic(path: str | Path, data: bytes) -> None:
-    with space_for(path), atomic_path(path) as tmp:
-        tmp.write_bytes(data)
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:

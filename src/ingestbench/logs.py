@@ -1,4 +1,7 @@
-"""Logging for scripts: everything to the rule's log file, INFO and above to stderr too."""
+"""Logging for scripts: everything to the rule's log file, INFO and above to stderr too.
+
+May import: nothing.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """The variant matrix: which ways of ingesting exist, and which combinations make sense.
 
 This module is the one place that decides it; rules, scripts and the summary only read it.
+It is light: the Snakefile imports it at parse time.
+
+May import: nothing.
 """
 
 from __future__ import annotations
@@ -21,8 +24,11 @@ CLIENT_METHODS = (
 )
 #: Methods that write ILP protocol 2 themselves (binary doubles): version 1 is refused.
 PROTOCOL_2_METHODS = ("vectorized",)
+#: Parallel methods whose workers each run the `dataframe` method's sender: the 1-worker point of
+#: their scaling is the `dataframe` variant.
+SENDER_POOL_METHODS = ("threads", "processes")
 #: Client methods with `workers` (threads, processes, or connections of the vectorized encoder).
-PARALLEL_METHODS = ("threads", "processes", "vectorized")
+PARALLEL_METHODS = (*SENDER_POOL_METHODS, "vectorized")
 # Python loops calling sender.row() per row; slow, so `rows_cap` may cap the rows they ingest.
 ROW_LOOP_METHODS = ("rows", "iterrows")
 # DataFrame.iterrows() is a pandas API (QuestDB's published baseline); polars has no such loop.
@@ -32,7 +38,6 @@ SERVER_METHOD_FORMATS = {"server_csv": "csv", "server_copy": "csv", "server_parq
 SERVER_METHODS = tuple(SERVER_METHOD_FORMATS)
 #: Methods that send a file of ILP text as it is (library none, format ilp, workers = connections).
 FILE_METHODS = ("ilp_file",)
-METHOD_NAMES = (*CLIENT_METHODS, *SERVER_METHODS, *FILE_METHODS)
 FORMATS = ("parquet", "csv", "ilp")
 TRANSPORTS = ("http", "tcp")
 DEFAULT_WORKERS = 2

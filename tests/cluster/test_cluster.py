@@ -13,7 +13,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -24,7 +23,7 @@ import yaml
 
 from ingestbench.dev.workflow_copy import REPO, copy_workflow
 from tests.helpers import TEST_CONFIG as CONFIG
-from tests.helpers import tiny_variants
+from tests.helpers import snakemake_command, tiny_variants, wait_for
 
 SLURM_STATE = Path(os.environ.get("INGESTBENCH_SLURM_DIR", "/var/tmp/ingestbench-slurm"))
 PROFILE = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
@@ -48,8 +47,8 @@ def slurm_answers():
 def snakemake_slurm(workdir: Path, *targets: str) -> tuple[subprocess.Popen, Path]:
     """Start the workflow through profiles/slurm; its output goes to a log file of its own."""
     log = workdir / f"snakemake-{time.monotonic_ns()}.log"
-    cmd = [sys.executable, "-m", "snakemake", "--profile", "profiles/slurm", "--configfile",
-           "config.cluster.yaml", "--slurm-keep-successful-logs", *targets]  # fmt: skip
+    cmd = snakemake_command("config.cluster.yaml", "--slurm-keep-successful-logs", *targets,
+                            profile="profiles/slurm")  # fmt: skip
     with open(log, "w") as out:
         proc = subprocess.Popen(cmd, cwd=workdir, stdout=out, stderr=subprocess.STDOUT)
     return proc, log
@@ -98,16 +97,6 @@ def questdb_in_slurm_jobs() -> dict[int, str]:
         if job:
             found[p.pid] = job
     return found
-
-
-def wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"gave up waiting for {what} after {timeout:g} s")
 
 
 @pytest.fixture(scope="module")
@@ -190,12 +179,14 @@ def test_scancel_of_an_ingestion_stops_its_server_and_a_rerun_completes(
     (workdir / run_file).unlink()
     run = snakemake_slurm(workdir, str(run_file))
     try:
-        pid, job = next(iter(wait_for(questdb_in_slurm_jobs, 600, "a QuestDB in a job").items()))
+        pid, job = next(
+            iter(wait_for(questdb_in_slurm_jobs, "a QuestDB in a job", 600, poll_s=0.2).items())
+        )
         data_dir = Path(psutil.Process(pid).cmdline()[-1])
         cmd = ["scancel", job] if scancel_signal == "TERM" else ["scancel", "-s", "KILL", job]
         subprocess.run(cmd, check=True)
-        wait_for(lambda: job not in active_jobs(), 300, f"job {job} to end")
-        wait_for(lambda: not psutil.pid_exists(pid), 30, f"QuestDB {pid} to exit")
+        wait_for(lambda: job not in active_jobs(), f"job {job} to end", 300, poll_s=0.2)
+        wait_for(lambda: not psutil.pid_exists(pid), f"QuestDB {pid} to exit", 30, poll_s=0.2)
     finally:
         log = finish(run, timeout=600)
     assert run[0].returncode != 0, "the cancelled job should fail the run"

@@ -17,7 +17,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from pathlib import Path
 
 import psutil
@@ -27,7 +26,7 @@ import yaml
 from ingestbench.dev.workflow_copy import copy_workflow
 from ingestbench.server.jar import record_path
 from ingestbench.server.process import free_port
-from tests.helpers import QUESTDB_VERSION
+from tests.helpers import QUESTDB_VERSION, snakemake_command, wait_for
 
 BIN = Path(sys.executable).parent
 EXIT_USER_ERROR = 2
@@ -86,17 +85,6 @@ def _alive(p: psutil.Process) -> bool:
         return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
-
-
-def wait_for(condition, what: str, timeout_s: float = 120):
-    """Poll until `condition()` is truthy (returns it); fail naming `what` otherwise."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.02)
-    pytest.fail(f"timed out waiting for {what}")
 
 
 def ilp_connected(server: psutil.Process) -> bool:
@@ -471,9 +459,9 @@ def test_a_full_disk_while_writing_the_export(tiny_dataset, questdb, tmp_path):
 
 
 def snakemake(workdir: Path, config: Path, *args: str, **popen) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", *args, "--configfile", str(config)]
-    return subprocess.Popen(cmd, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, start_new_session=True, **popen)  # fmt: skip
+    return subprocess.Popen(snakemake_command(config, *args), cwd=workdir, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                            **popen)  # fmt: skip
 
 
 def new_dir(path: Path) -> Path:

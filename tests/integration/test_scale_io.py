@@ -28,7 +28,7 @@ from ingestbench.validate import (
     validate_run,
 )
 from ingestbench.variants import parse_variant_name
-from tests.helpers import REPO, STARTUP_S
+from tests.helpers import REPO, STARTUP_S, snakemake_command
 
 GB = 10**9
 
@@ -68,7 +68,7 @@ def test_the_workflow_checks_the_disk_before_any_job(tmp_path):
         "datasets: [{label: main, scale: 4000, epochs: 100000000}]\n"
         "variants: [{library: pandas, method: dataframe, format: parquet, transport: http}]\n"
     )
-    cmd = [sys.executable, "-m", "snakemake", "--cores", "1", "--configfile", str(config)]
+    cmd = snakemake_command(config, cores=1)
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert run.returncode != 0
     assert "not enough disk space under" in run.stderr and "GB is free" in run.stderr

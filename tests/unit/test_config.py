@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import copy
 import subprocess
-import sys
 
 import pytest
 import yaml
 
 from ingestbench.config import ConfigError, validate_config
-from tests.helpers import FIXTURE_RESULTS, REPO
+from tests.helpers import FIXTURE_RESULTS, REPO, snakemake_command
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 
@@ -56,11 +55,9 @@ def test_snakemake_stops_before_any_job(tmp_path):
     bad["repeats"] = 0
     config = tmp_path / "bad.yaml"
     config.write_text(yaml.safe_dump(bad))
-    result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory",
-         str(tmp_path), "--configfile", str(config), "--cores", "1"],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    cmd = snakemake_command(config, "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),
+                            cores=1)  # fmt: skip
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert result.returncode != 0
     assert "invalid config at 'repeats'" in result.stderr
     assert not (tmp_path / "results").exists()

@@ -1,7 +1,12 @@
-"""The conda environment pins exactly what requirements.lock pins."""
+"""The environment the package runs in: the conda environment pins exactly what
+requirements.lock pins, and the installed package's version is `ingestbench.__version__`."""
+
+import importlib.metadata
+import tomllib
 
 import yaml
 
+import ingestbench
 from ingestbench.dev.lockfile import CONDA_ENV, conda_env_text, locked_versions, normalise
 
 
@@ -17,3 +22,9 @@ def test_every_conda_pin_matches_the_lock():
     for pin in pins:
         name, version = pin.split("==")
         assert locked[normalise(name)] == version, pin
+
+
+def test_the_version_has_one_home():
+    project = tomllib.loads((ingestbench.CHECKOUT / "pyproject.toml").read_text())["project"]
+    assert "version" not in project and "version" in project["dynamic"]
+    assert importlib.metadata.version("ingestbench") == ingestbench.__version__

@@ -16,19 +16,9 @@ import pytest
 
 from ingestbench.tsbs import DatasetParams
 from ingestbench.tsbs.columns import DIAGNOSTICS, IOT_TAGS, READINGS
-from ingestbench.tsbs.trucks import (
-    DEVICE_VERSIONS,
-    DRIVERS,
-    FLEETS,
-    IOT_CHANCES,
-    MAX_FIELDS,
-    MODELS,
-    Chances,
-    _BatchLayer,
-    _Trucks,
-    arrow_schema_for,
-    iter_trucks,
-)
+from ingestbench.tsbs.truck_batches import IOT_CHANCES, MAX_FIELDS, BatchLayer, Chances
+from ingestbench.tsbs.truck_fleet import DEVICE_VERSIONS, DRIVERS, FLEETS, MODELS, Trucks
+from ingestbench.tsbs.trucks import arrow_schema_for, iter_trucks
 
 SCALE, EPOCHS, SEED = 200, 60, 42
 POINTS = 2 * SCALE * EPOCHS
@@ -200,7 +190,7 @@ def test_current_load_is_one_shared_value_per_epoch_as_in_tsbs(iot):
 
 
 def test_fuel_runs_down_and_is_refilled_when_empty():
-    trucks = _Trucks(5, SEED)
+    trucks = Trucks(5, SEED)
     _readings, diagnostics = trucks.values(6_000)
     fuel = diagnostics[0].reshape(6_000, 5)
     moves = np.diff(fuel, axis=0)
@@ -271,7 +261,7 @@ def test_each_entry_comes_once_within_the_epochs(iot):
         keys = list(zip(named.column("name").to_pylist(), ints(named.column("timestamp")),
                         strict=True))  # fmt: skip
         assert len(keys) == len(set(keys))
-    layer = _BatchLayer(POINTS, SEED)
+    layer = BatchLayer(POINTS, SEED)
     points = layer.run(POINTS)[:, 0]
     assert len(np.unique(points)) == len(points) and points.min() >= 0 and points.max() < POINTS
     assert layer.oldest_held() is None  # everything held back was flushed at the end
@@ -306,7 +296,7 @@ def test_rows_come_late_in_time_when_few_trucks_share_an_epoch():
 
 def test_held_items_stay_close_behind():
     """Bounded state: held entries and batches come back within a few batches."""
-    layer, behind = _BatchLayer(2_000_000, SEED), []
+    layer, behind = BatchLayer(2_000_000, SEED), []
     for stop in range(10_000, 2_000_001, 10_000):
         layer.run(stop)
         oldest = layer.oldest_held()
@@ -316,7 +306,7 @@ def test_held_items_stay_close_behind():
 
 def crafted(total: int, draws: list[float], chances: Chances = IOT_CHANCES) -> np.ndarray:
     """The layer's entries with its first uniforms replaced by `draws` (then 0.9: no event)."""
-    layer = _BatchLayer(total, 0, chances)
+    layer = BatchLayer(total, 0, chances)
     layer.u = np.full(1 << 12, 0.9)
     layer.u[: len(draws)] = draws
     return layer.run(total)
@@ -369,7 +359,7 @@ ODD = [p for p in range(TOTAL) if p // 10 % 2 == 1]
     ],
 )
 def test_extreme_chances(chances, expected):
-    layer = _BatchLayer(TOTAL, 7, chances)
+    layer = BatchLayer(TOTAL, 7, chances)
     entries = layer.run(TOTAL)
     assert entries[:, 0].tolist() == expected
     assert (entries[:, 1:] == -1).all()
@@ -377,7 +367,7 @@ def test_extreme_chances(chances, expected):
 
 
 def test_zero_indices_are_uniform_over_the_most_fields_and_the_tags():
-    entries = _BatchLayer(100_000, 3, Chances(0, 0, 0, 0, 0, 0, 1, 1)).run(100_000)
+    entries = BatchLayer(100_000, 3, Chances(0, 0, 0, 0, 0, 0, 1, 1)).run(100_000)
     fields = np.bincount(entries[:, 1], minlength=MAX_FIELDS) / len(entries)
     tags = np.bincount(entries[:, 2], minlength=len(IOT_TAGS)) / len(entries)
     assert len(fields) == MAX_FIELDS == 7 and len(tags) == len(IOT_TAGS) == 8

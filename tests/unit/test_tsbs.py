@@ -314,7 +314,7 @@ def test_out_of_order_is_independent_of_chunk_size(tmp_path):
 
 
 def test_from_config_turns_rows_into_whole_epochs_and_names_the_dataset():
-    entry = {"label": "main", "scale": 4000, "rows": 1_000_001, "seed": 42, "formats": ["csv"]}
+    entry = {"label": "main", "scale": 4000, "rows": 1_000_001, "seed": 42}
     p = DatasetParams.from_config(entry)
     assert (p.epochs, p.rows, p.name) == (251, 1_004_000, "cpu-s4000-e251-seed42")
     p = DatasetParams.from_config(
@@ -379,11 +379,40 @@ def test_bad_parameters_give_one_sentence(kwargs, fragment):
     assert isinstance(info.value, ValueError)
 
 
-def test_bad_config_entry_gives_one_sentence():
-    with pytest.raises(GeneratorError, match="out_of_order.lag must be a duration"):
-        DatasetParams.from_config({"scale": 4, "epochs": 4, "out_of_order": {"lag": "soon"}})
-    with pytest.raises(GeneratorError, match="keep only one of"):
-        DatasetParams.from_config({"scale": 4, "epochs": 4, "rows": 100})
+@pytest.mark.parametrize(
+    ("entry", "fragment"),
+    [
+        ({"out_of_order": {"lag": "soon"}}, "at 'out_of_order.lag': 'soon' does not match"),
+        ({"rows": 100}, "sets both epochs and rows: set one of datasets[].epochs and"),
+        ({"colour": "red"}, "('colour' was unexpected); fix the datasets[] entry"),
+        ({"field_type": "float"}, "'float' is not one of double, long; set datasets[].field_type"),
+    ],
+)
+def test_bad_config_entry_gives_one_sentence_from_the_schema(entry, fragment):
+    with pytest.raises(GeneratorError) as info:
+        DatasetParams.from_config({"scale": 4, "epochs": 4, **entry})
+    assert fragment in str(info.value)
+    assert one_sentence(str(info.value))
+
+
+def test_a_dataset_takes_the_schemas_defaults_in_code_and_on_the_command_line():
+    from ingestbench.schema import load_schema
+
+    items = load_schema()["properties"]["datasets"]["items"]["properties"]
+    params = DatasetParams(scale=3, epochs=4)
+    assert params == DatasetParams.from_config({"scale": 3, "epochs": 4})
+    assert (params.seed, params.start, params.field_type) == tuple(
+        items[k]["default"] for k in ("seed", "start", "field_type")
+    )
+    assert f"{params.interval_s:g}s" == items["interval"]["default"]
+    help_text = run_cli("generate", "--help").stdout
+    for key in ("seed", "start", "interval"):
+        assert f"(default: {items[key]['default']})" in help_text
+
+
+def test_a_bad_chunk_size_names_the_argument_that_sets_it(tmp_path):
+    with pytest.raises(GeneratorError, match=r"set generate\(\)'s chunk_rows to 1 or more"):
+        generate(DatasetParams(scale=2, epochs=2), tmp_path, chunk_rows=0)
 
 
 def test_unwritable_output_path_leaves_no_file(tmp_path):
@@ -474,7 +503,7 @@ def test_cli_bad_input_exits_2_with_one_sentence(tmp_path):
     done = run_cli("generate", "--scale", "0", "--epochs", "5", "--out", str(tmp_path / "x"))
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "ERROR: scale must be a positive integer (got 0): "
-        "set datasets[].scale (or --scale) to 1 or more."
+        "ERROR: invalid dataset at 'scale': 0 is less than the minimum of 1; "
+        "set datasets[].scale (or --scale) as schemas/config.schema.yaml allows."
     ]
     assert not (tmp_path / "x").exists()

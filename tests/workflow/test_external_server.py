@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from ingestbench.dev.workflow_copy import copy_workflow
-from tests.helpers import REPO, tiny_variants
+from tests.helpers import REPO, snakemake_command, tiny_variants
 from tests.helpers import TEST_CONFIG as CONFIG
 
 
@@ -58,8 +58,7 @@ def external_run(tmp_path_factory):
         config = tiny_config()
         config["questdb"] = block["questdb"]
         (workdir / "config.external.yaml").write_text(yaml.safe_dump(config))
-        cmd = [sys.executable, "-m", "snakemake", "--configfile", "config.external.yaml",
-               "--cores", "2"]  # fmt: skip
+        cmd = snakemake_command("config.external.yaml")
         result = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, cwd=workdir)
     finally:
         stop_server(server)
@@ -115,8 +114,8 @@ def test_external_mode_keeps_ingestions_one_at_a_time_under_the_slurm_profile(tm
     workdir = copy_workflow(tmp_path)
     config = tiny_config(mode="external", copy_root=str(tmp_path))
     (workdir / "config.external.yaml").write_text(yaml.safe_dump(config))
-    cmd = [sys.executable, "-m", "snakemake", "--profile", "profiles/slurm", "--configfile",
-           "config.external.yaml", "-n", "results/summary.csv"]  # fmt: skip
+    cmd = snakemake_command("config.external.yaml", "-n", "results/summary.csv",
+                            profile="profiles/slurm")  # fmt: skip
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=workdir)
     assert result.returncode == 0, result.stderr[-3000:]
     # "rule ingest:" at the start of a line, or indented inside a group job (ingest + validate)

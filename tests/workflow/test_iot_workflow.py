@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pandas as pd
 import pytest
 
 from ingestbench.dev.workflow_copy import copy_workflow
-from tests.helpers import TESTS
+from tests.helpers import TESTS, snakemake_command
 
 pytestmark = pytest.mark.server  # the workflow starts its own servers, from the jar
 CONFIG = TESTS / "data" / "config.iot-test.yaml"
@@ -19,7 +18,7 @@ CONFIG = TESTS / "data" / "config.iot-test.yaml"
 @pytest.fixture(scope="module")
 def iot_run(tmp_path_factory):
     workdir = copy_workflow(tmp_path_factory.mktemp("iot-workflow"))
-    cmd = [sys.executable, "-m", "snakemake", "--configfile", str(CONFIG), "--cores", "2"]
+    cmd = snakemake_command(CONFIG)
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=workdir)
     assert result.returncode == 0, result.stderr[-4000:]
     return workdir

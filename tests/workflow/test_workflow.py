@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -14,7 +13,7 @@ import pytest
 
 from ingestbench.dev.workflow_copy import copy_workflow
 from ingestbench.dtypes.cases import CASES
-from tests.helpers import QUESTDB_VERSION, TEST_CONFIG, tiny_variants
+from tests.helpers import QUESTDB_VERSION, TEST_CONFIG, snakemake_command, tiny_variants
 
 pytestmark = pytest.mark.server  # the workflow starts its own servers, from the jar
 CONFIG = TEST_CONFIG
@@ -22,7 +21,7 @@ CONFIG = TEST_CONFIG
 
 def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
     """Run the workflow copy in `workdir` (a copy, so a test may edit its chart code)."""
-    cmd = [sys.executable, "-m", "snakemake", "--configfile", str(CONFIG), "--cores", "2", *args]
+    cmd = snakemake_command(CONFIG, *args)
     return subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=workdir)
 
 

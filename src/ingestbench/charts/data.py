@@ -11,8 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-CLIENT_LIBRARIES = ("pandas", "polars")
-PARALLEL_METHODS = ("threads", "processes")
+from ingestbench.variants import LIBRARIES, SENDER_POOL_METHODS
 
 
 def short_cpu(model: str | None) -> str:
@@ -57,8 +56,8 @@ def speedup_data(df: pd.DataFrame) -> pd.DataFrame:
 def scaling_data(df: pd.DataFrame) -> tuple[list[str], pd.DataFrame]:
     """(methods present, rows) of threads and processes, each with the dataframe variant of the
     same dataset, library, format and transport as its 1-worker point (unless it has its own)."""
-    parallel = df[df["method"].isin(PARALLEL_METHODS)]
-    methods = [m for m in PARALLEL_METHODS if m in set(parallel["method"])]
+    parallel = df[df["method"].isin(SENDER_POOL_METHODS)]
+    methods = [m for m in SENDER_POOL_METHODS if m in set(parallel["method"])]
     if not methods:
         return [], parallel
     keys_of = ["dataset", "library", "format", "transport"]
@@ -82,7 +81,7 @@ def read_times(df: pd.DataFrame) -> pd.DataFrame:
     The dataframe variants when there are any for a library and format, else all client
     variants (the rows loop left out: it reads a capped prefix).
     """
-    client = df[df["library"].isin(CLIENT_LIBRARIES) & (df["method"] != "rows")]
+    client = df[df["library"].isin(LIBRARIES) & (df["method"] != "rows")]
     parts = []
     for _, part in client.groupby(["dataset", "library", "format"]):
         pref = part[part["method"] == "dataframe"]

@@ -30,7 +30,6 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from ingestbench.charts.data import (  # noqa: E402
-    CLIENT_LIBRARIES,
     batch_data,
     by_dataset,
     cpu_data,
@@ -63,6 +62,7 @@ from ingestbench.charts.style import (  # noqa: E402
 from ingestbench.files import load_json  # noqa: E402
 from ingestbench.results.ceiling import LABEL, wire_ceilings  # noqa: E402
 from ingestbench.results.summary import read_summary  # noqa: E402
+from ingestbench.variants import LIBRARIES  # noqa: E402
 
 log = logging.getLogger(__name__)
 
@@ -268,7 +268,7 @@ def parquet_vs_csv(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
     formats = [f for f in ("parquet", "csv") if f in set(data["format"])]
     fmt_colors = dict(zip(("parquet", "csv"), sns.color_palette("colorblind", 2), strict=True))
     for (_, group), ax in zip(groups, axes[0], strict=True):
-        libs = [lib for lib in CLIENT_LIBRARIES if lib in set(group["library"])]
+        libs = [lib for lib in LIBRARIES if lib in set(group["library"])]
         sns.barplot(
             data=group,
             x="library",

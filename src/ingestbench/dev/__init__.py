@@ -4,5 +4,5 @@
 - `rulegraph`: the Snakefile's rule graph as Mermaid, kept in docs/development.md.
 - `workflow_copy`: a runnable copy of the workflow in another directory (tests, benchmarks).
 
-May import: files. Imported by environment (locked versions), tests and benchmarks.
+May import: config (the README's config hash), schema (the configuration reference), files.
 """

@@ -17,11 +17,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ingestbench import CHECKOUT
-from ingestbench.config import SCHEMA_PATH, config_hash, load_config
+from ingestbench.config import config_hash, load_config
 from ingestbench.files import write_text_atomic
+from ingestbench.schema import SCHEMA_PATH, load_schema
 
 README = CHECKOUT / "README.md"
 CONFIGURATION = CHECKOUT / "docs" / "configuration.md"
@@ -174,7 +173,7 @@ def _rows(properties: dict[str, Any], required: list[str], prefix: str) -> list[
 
 
 def configuration_doc(schema_path: Path = SCHEMA_PATH) -> str:
-    schema = yaml.safe_load(schema_path.read_text())
+    schema = load_schema(schema_path)
     lines = [
         "# Configuration",
         "",

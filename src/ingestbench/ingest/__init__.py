@@ -10,5 +10,5 @@
   repeats, the run file, the table's aggregates and export).
 
 May import: errors, files, config, variants, environment, tsbs, server, results.records and
-validate (the job's export). Nothing but the CLI and benchmarks imports from here.
+validate (the job's export).
 """

@@ -18,7 +18,8 @@ from ingestbench.config import Settings
 from ingestbench.environment import host_info
 from ingestbench.files import load_json, space_for, write_json_atomic
 from ingestbench.results.records import SCHEMA_VERSION, RunFile, write_run
-from ingestbench.server.process import QuestDB, questdb_server
+from ingestbench.server.configured import questdb_server
+from ingestbench.server.process import QuestDB
 from ingestbench.variants import ROW_LOOP_METHODS, Variant
 
 if TYPE_CHECKING:

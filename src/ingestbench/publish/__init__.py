@@ -5,6 +5,7 @@ when written and when read), `ingestbench history` (each variant's rate over the
 one machine and config, in commit order) and `site/index.html` (one offline page over the archive
 and the current results: its charts in specs, its script and style in page/).
 
-May import ingestbench.results (summary, compare's noise rule, the published figures), files and
-errors; nothing of ingest, server or tsbs: it reads finished results only.
+It reads finished results only, so it imports nothing of ingest, server or tsbs.
+
+May import: errors, files, results (summary, compare's noise rule, the published figures).
 """

@@ -27,14 +27,13 @@ import jsonschema
 from ingestbench import CHECKOUT
 from ingestbench.errors import UserError
 from ingestbench.files import ResultFileError, load_json, write_json_atomic
+from ingestbench.results.records import STATS, TIMES
 
 #: Bump when a field changes meaning or goes away; READABLE lists the versions readers take.
 ARCHIVE_VERSION = 1
 READABLE = (1,)
 SCHEMA_PATH = CHECKOUT / "schemas" / "archive.schema.json"
 KIND = "ingestbench run"
-PHASE_NAMES = ("read", "convert", "serialize", "send", "visible", "end_to_end")
-STATS = ("median", "min", "max")
 #: The packages whose versions a reader compares runs by (the rest stay in environment.json).
 PACKAGES = ("questdb", "pandas", "polars", "pyarrow", "duckdb", "numpy", "snakemake")
 #: Server settings that say where a run's server listened or kept its files, not how it ran.
@@ -113,7 +112,7 @@ def variant_entry(row: dict[str, Any]) -> dict[str, Any]:
         "batch_rows": _int(row.get("batch_rows")),
         "rows": _int(row.get("rows")),
         "repeats": _int(row.get("repeats")),
-        "phases_s": {phase: _stats(row, f"{phase}_s") for phase in PHASE_NAMES},
+        "phases_s": {phase: _stats(row, f"{phase}_s") for phase in TIMES},
         "rows_per_s": _stats(row, "rows_per_s"),
         "send_rows_per_s": _stats(row, "send_rows_per_s"),
         "mib_per_s": _stats(row, "mib_per_s"),

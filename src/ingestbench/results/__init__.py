@@ -7,5 +7,5 @@
   `published_comparison.md` table).
 - `compare`: two results folders, variant by variant (`ingestbench compare`).
 
-May import: errors, files. Ingestion, validation and charts import from here, never the reverse.
+May import: errors, files, variants (which methods are row loops).
 """

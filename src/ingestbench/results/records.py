@@ -30,6 +30,9 @@ SCHEMA_VERSION = 2
 #: `serialize` is a separate pass after them, never part of it (ingestbench.ingest.timing).
 PHASES = ("read", "convert", "serialize", "send", "visible")
 END_TO_END_PHASES = ("read", "convert", "send", "visible")
+#: The times the summary has statistics of (columns `<time>_s_<stat>`), and those statistics.
+TIMES = (*PHASES, "end_to_end")
+STATS = ("median", "min", "max")
 #: Versions the readers accept (1: files from before host, warm-up and RSS split were recorded).
 READABLE_VERSIONS = (1, 2)
 
@@ -269,10 +272,6 @@ class SummaryRow:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
-
-
-#: The identifying columns of summary.csv, in order.
-SUMMARY_ID_COLUMNS = [f.name for f in dataclasses.fields(SummaryRow)]
 
 
 # ---------------------------------------------------------------------------- reading, writing

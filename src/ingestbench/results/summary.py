@@ -3,7 +3,7 @@
 One row per dataset and variant. Statistics cover every timed repeat. With a warm-up (an untimed
 ingestion on the fresh server first, `warmup` in the run file) every repeat is warm; without one
 the first repeat met a cold server and is included (its end to end time also gets a column of its
-own, `cold_end_to_end`). Rates are computed per repeat and then summarised, so the median rows/s
+own, `cold_end_to_end_s`). Rates are computed per repeat and then summarised, so the median rows/s
 is the median of the repeats' rows/s:
 
 - rows/s      = rows / end_to_end          send rows/s = rows / send
@@ -30,20 +30,19 @@ from ingestbench.files import load_json, write_text_atomic
 from ingestbench.results.ceiling import add_ceiling_fraction, wire_ceilings
 from ingestbench.results.records import (
     PHASES,
-    SUMMARY_ID_COLUMNS,
+    STATS,
+    TIMES,
     RunFile,
     SummaryRow,
     read_run,
     read_validation,
 )
 from ingestbench.rule_inputs import settings_differences
+from ingestbench.variants import ROW_LOOP_METHODS
 
 log = logging.getLogger(__name__)
 
-TIMES = (*PHASES, "end_to_end")
-STATS = ("median", "min", "max")
 RATES = ("rows_per_s", "send_rows_per_s", "mib_per_s", "send_mib_per_s")
-ID_COLUMNS = SUMMARY_ID_COLUMNS
 MIB = 2**20
 # Per-repeat figures beside the phases; peak_rss_bytes only in run files of schema_version 1.
 MEASURES = ("client_cpu_s", "server_cpu_s", "peak_rss_bytes", "client_rss_bytes",
@@ -258,9 +257,6 @@ def summarize(
     df["speedup_iterrows"] = _speedups(df, "iterrows")[0]
     warm = pd.DataFrame([warmup_columns(r.to_dict()) for r in records], index=df.index)
     df[list(warm.columns)] = warm
-    # End to end of the repeat that met a cold server, NaN when a warm-up did (the name the
-    # result files agree on; `cold_end_to_end_s` above stays for existing readers).
-    df["cold_end_to_end"] = df["cold_end_to_end_s"]
     df = add_ceiling_fraction(df)
     df["hosts"], df["mixed_machines"] = host_columns([r.to_dict() for r in records])
     for col in (
@@ -359,7 +355,7 @@ def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 
                 "–" if pd.isna(r[col]) else f"{r[col]:.1f}×"
                 for col in ("speedup_vs_rows", "speedup_iterrows")
             )
-            cold = "–" if pd.isna(r["cold_end_to_end"]) else f"{r['cold_end_to_end']:.2f}"
+            cold = "–" if pd.isna(r["cold_end_to_end_s"]) else f"{r['cold_end_to_end_s']:.2f}"
             validated = {True: "yes", False: "**FAILED**"}.get(r["validated"], "not checked")
             lines.append(
                 f"| {i} | `{r['variant']}` | {rate} | {_fmt_rate(r['mib_per_s_median'], 1, 1)} | "
@@ -374,12 +370,12 @@ def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 
             lines += ["", f"Wire ceiling (`{ceiling[1]}`, the ILP file sent as it is): "
                       f"{_fmt_rate(ceiling[0])} rows/s; `ceiling_fraction` in `summary.csv` "
                       "is each variant's share of it."]  # fmt: skip
-        loops = group["method"].isin(("rows", "iterrows"))
+        loops = group["method"].isin(ROW_LOOP_METHODS)
         capped = group[loops & (group["rows"] < group["dataset_rows"])]
         if not capped.empty:
             lines.append("")
             lines.append(
-                f"The row loops (`rows`, `iterrows`) ingest the first "
+                f"The row loops ({', '.join(f'`{m}`' for m in ROW_LOOP_METHODS)}) ingest the first "
                 f"{int(capped['rows'].iloc[0]):,} rows only (`rows_cap`); compare their rates, "
                 "not their times."
             )

@@ -2,12 +2,12 @@
 
 - `jar`: the Maven Central jar of the configured version, cached once per version and checked.
 - `process`: `QuestDB` (a client of a running server's HTTP API) and the embedded server's start,
-  readiness and stop (127.0.0.1 only unless asked; stopped on failure, Ctrl-C and SIGTERM), or
-  an external one.
+  readiness and stop (127.0.0.1 only unless asked; stopped on failure, Ctrl-C and SIGTERM).
+- `aot`: the JVM AOT cache a server starts from, made once per jar and Java.
+- `configured`: the server a job uses, from the config's settings: embedded or external.
 - `serve`: `ingestbench server`, one server kept up for benchmarks and by hand.
 - `table`: the one DDL every variant lands in, and waiting for rows to be visible.
 - `uploads`: handing a whole data file to the server (`/imp`, `read_parquet`) without a copy.
 
-May import: errors, files, tsbs (the table's columns). Nothing above it (ingest, results,
-validate, charts) imports into here.
+May import: errors, files, config (the `questdb` settings), tsbs (the table's columns).
 """

@@ -1,10 +1,9 @@
-"""A real QuestDB server per job (embedded mode) or a running one (external mode).
+"""A QuestDB server process, and `QuestDB`, the handle of a running server (its SQL over HTTP).
 
-`questdb_server(settings)` is the one entry point: a context manager yielding a `QuestDB` handle.
-An embedded server binds only to 127.0.0.1 on free ports, runs in its own data directory, and is
-stopped on exit (SIGTERM, then SIGKILL after a grace period), also on failure, Ctrl-C and SIGTERM.
-A job's server (configured_server) starts from a JVM AOT cache when it can (server.aot), and
-`while_starting` runs the caller's work (a job's imports) while the JVM starts.
+`embedded_server` starts one: it binds only to 127.0.0.1 on free ports, runs in its own data
+directory, and is stopped on exit (SIGTERM, then SIGKILL after a grace period), also on failure,
+Ctrl-C and SIGTERM; `while_starting` runs the caller's work (a job's imports) while the JVM
+starts. The server a job uses, from the config's settings, is `server.configured`.
 """
 
 from __future__ import annotations
@@ -29,7 +28,6 @@ import psutil
 import requests
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
-from ingestbench.config import QuestDBSettings
 from ingestbench.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -355,55 +353,3 @@ def _raise_if_port_taken(log_path: Path, log_start: int, fixed_ports: dict[str, 
     raise PortTaken(f"the port {port} was taken before QuestDB could bind it; started again on "
                     f"fresh ports {PORT_ATTEMPTS} times, every time beaten to a port: find what "
                     f"opens so many connections on this machine, then rerun.")  # fmt: skip
-
-
-@contextlib.contextmanager
-def questdb_server(
-    settings: QuestDBSettings,
-    jar: Path | None = None,
-    log_path: Path | None = None,
-    while_starting: Callable[[], object] | None = None,
-) -> Iterator[QuestDB]:
-    """The server a job uses: a fresh embedded one, or the configured external one.
-    `while_starting` runs while an embedded server starts (see embedded_server)."""
-    if settings.external:
-        qdb = QuestDB(
-            settings.host,
-            settings.http_port,
-            settings.ilp_port,
-            copy_root=Path(settings.copy_root) if settings.copy_root else None,
-        )
-        qdb.sql("SELECT 1")  # fail early, with the clear message, if it is not there
-        if while_starting is not None:
-            while_starting()
-        yield qdb
-        return
-    if jar is None:
-        from ingestbench.server.jar import resolve_jar
-
-        jar = resolve_jar(settings)
-    with configured_server(settings, jar, log_path, while_starting=while_starting) as qdb:
-        yield qdb
-
-
-def configured_server(
-    settings: QuestDBSettings, jar: Path, log_path: Path | None = None, **where: Any
-) -> contextlib.AbstractContextManager[QuestDB]:
-    """embedded_server() with the settings of the config's `questdb` block, from the JVM AOT
-    cache of its jar and Java; `where` takes `while_starting`, and the `bind` address and fixed
-    `ports` of a server started by hand."""
-    from ingestbench.server.aot import aot_cache_options  # it starts a server of its own
-
-    java = java_executable(settings.java)
-    return embedded_server(
-        jar,
-        java=java,
-        jvm_options=aot_cache_options(java, jar, settings.startup_timeout_s),
-        workers=dict(settings.workers),
-        worker_idle=settings.worker_idle,
-        startup_timeout_s=settings.startup_timeout_s,
-        shutdown_grace_s=settings.shutdown_grace_s,
-        keep_data=settings.keep_data,
-        log_path=log_path,
-        **where,
-    )

@@ -1,6 +1,6 @@
 """`ingestbench server`: the workflow's managed QuestDB, in the foreground, for external mode.
 
-The same jar, Java and settings as a job's embedded server (server.configured_server), on free or
+The same jar, Java and settings as a job's embedded server (server.configured), on free or
 fixed ports, until Ctrl-C or SIGTERM. It prints the config block that points the workflow at it.
 """
 
@@ -18,14 +18,9 @@ import yaml
 
 from ingestbench.config import QuestDBSettings
 from ingestbench.errors import UserError
+from ingestbench.server.configured import configured_server
 from ingestbench.server.jar import resolve_jar
-from ingestbench.server.process import (
-    LOOPBACK,
-    QuestDB,
-    QuestDBError,
-    Terminated,
-    configured_server,
-)
+from ingestbench.server.process import LOOPBACK, QuestDB, QuestDBError, Terminated
 
 WILDCARD_ADDRESSES = ("0.0.0.0", "::")  # noqa: S104 (compared with, never bound by default)
 

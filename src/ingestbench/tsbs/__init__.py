@@ -1,6 +1,8 @@
-"""The TSBS "cpu-only" dataset, generated with numpy and streamed to Parquet and CSV.
+"""TSBS's datasets, seeded, streamed to Parquet, CSV and ILP text: the "cpu" use case (hosts, one
+table; below) and the "iot" one (trucks, two tables with TSBS's nulls, dropped and late rows;
+``trucks``), chosen by ``DatasetParams.use_case``.
 
-Semantics (taken from TSBS's Go source):
+The cpu semantics (taken from TSBS's Go source):
 
 * Hosts ``host_0 .. host_{scale-1}``. Each host draws its nine other tags once and keeps them:
   region (uniform over 9), datacenter (uniform within the region; 23 in all), rack ``"0".."99"``,
@@ -28,18 +30,21 @@ carry: after sorting the carry plus a new chunk, the rows whose key is below the
 timestamp are final (no later row can sort before them) and are written; the rest are carried.
 The result equals one global stable sort, and memory stays bounded by chunk + lag window.
 
-Output: ``<name>.parquet`` (tags as ``dictionary<int32, string>``, so pandas reads ``category`` and
-polars ``Categorical``; fields ``double`` or ``int64``; ``timestamp[ns, tz=UTC]``; one row group per
-chunk of about a million rows), ``<name>.csv`` (header, unquoted values, timestamps like
-``2016-01-01T00:00:00.000000Z``) and ``<name>.manifest.json``. Every file is written to a
-temporary name beside its final one, and all are renamed into place only when all are complete.
+Output of a cpu dataset: ``<name>.parquet`` (tags as ``dictionary<int32, string>``, so pandas reads
+``category`` and polars ``Categorical``; fields ``double`` or ``int64``; ``timestamp[ns, tz=UTC]``;
+one row group per chunk of about a million rows), ``<name>.csv`` (header, unquoted values,
+timestamps like ``2016-01-01T00:00:00.000000Z``) and ``<name>.manifest.json``. Every file is
+written to a temporary name beside its final one, and all are renamed into place only when all are
+complete.
 
-Modules: ``params`` (DatasetParams: checked, named, from the config), ``hosts`` (the simulation:
-tags, walks, chunks, the out-of-order shuffle), ``writers`` (one Writer per format, registered
-in ``formats``), ``ilp`` (the ILP text writer), ``generator`` (the generate loop), ``manifest``,
-and ``columns`` (the table's column names, which everything else follows).
+Modules: ``params`` (DatasetParams: checked, named, from the config), ``hosts`` (the cpu
+simulation: tags, walks, chunks, the out-of-order shuffle), ``trucks`` (the iot simulation as
+Arrow tables, from ``truck_fleet``, the trucks and their walks, and ``truck_batches``, TSBS's batch
+layer), ``writers`` (one Writer per format, registered in ``formats``), ``ilp`` (the ILP text
+writer), ``iot_files`` (an iot dataset's files), ``generator`` (the generate loop), ``manifest``,
+and ``columns`` (the tables' column names, which everything else follows).
 
-May import: errors, files. Everything else may import it; it imports nothing above it.
+May import: errors, files, schema (the datasets' defaults).
 """
 
 import importlib

@@ -79,7 +79,7 @@ def generate(
             "build one with DatasetParams(...) or DatasetParams.from_config(...)."
         )
     formats = _normalise_formats(formats)
-    chunk_rows = positive_int(chunk_rows, "chunk_rows", "chunk_rows", "chunk_rows")
+    chunk_rows = positive_int(chunk_rows, "chunk_rows", "generate()'s chunk_rows")
     out_dir = Path(out_dir)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)

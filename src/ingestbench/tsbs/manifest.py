@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from ingestbench import __version__
 from ingestbench.tsbs.params import GENERATOR_VERSION, DatasetParams, format_timestamp
 from ingestbench.tsbs.writers import column_schema
 
@@ -23,14 +24,6 @@ def sha256(path: Path) -> str:
 def file_entry(name: str, path: Path) -> dict[str, Any]:
     """A file's entry in the manifest: its final name, and the size and sha256 of `path`."""
     return {"path": name, "bytes": path.stat().st_size, "sha256": sha256(path)}
-
-
-def _package_version() -> str | None:
-    try:
-        from ingestbench import __version__
-    except ImportError:
-        return None
-    return __version__
 
 
 def manifest(params: DatasetParams, files: dict) -> dict:
@@ -55,7 +48,7 @@ def generator_info() -> dict[str, Any]:
     return {
         "module": "ingestbench.tsbs",
         "version": GENERATOR_VERSION,
-        "ingestbench": _package_version(),
+        "ingestbench": __version__,
         "numpy": np.__version__,
         "pyarrow": pa.__version__,
     }

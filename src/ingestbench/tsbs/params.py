@@ -1,5 +1,5 @@
-"""The parameters of one TSBS cpu dataset (`DatasetParams`), checked, named and parsed from the
-config or the command line."""
+"""The parameters of one TSBS dataset (`DatasetParams`), checked, named and parsed from the
+config or the command line; their defaults are the schema's (ingestbench.schema)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ingestbench.errors import UserError
+from ingestbench.schema import dataset_defaults, dataset_schema, first_error
 from ingestbench.tsbs.columns import USE_CASES
 
 log = logging.getLogger(__name__)
@@ -21,8 +22,6 @@ log = logging.getLogger(__name__)
 GENERATOR_VERSION = "1"
 FIELD_TYPES = ("double", "long")
 
-DEFAULT_START = "2016-01-01T00:00:00Z"
-DEFAULT_INTERVAL_S = 10.0
 NS = 1_000_000_000
 
 
@@ -65,6 +64,13 @@ def parse_duration(value: Any, what: str, fix: str) -> float:
     return float(match.group(1)) * _UNIT_NS[match.group(2) or "s"] / NS
 
 
+#: A `datasets[]` entry's defaults, from the schema (use_case and dedup have none there: unset,
+#: they are the dataclass's cpu and false, and a config that leaves them out hashes as before).
+_DEFAULTS = dataset_defaults()
+DEFAULT_START: str = _DEFAULTS["start"]
+DEFAULT_INTERVAL_S = parse_duration(_DEFAULTS["interval"], "the schema's interval", "fix it")
+
+
 def format_duration(ns: int) -> str:
     """Compact duration for names: 10s, 500ms, 250us, 7ns."""
     for unit, size in (("s", NS), ("ms", 1_000_000), ("us", 1_000)):
@@ -89,11 +95,11 @@ def parse_start(value: Any) -> datetime:
     return moment.astimezone(UTC)
 
 
-def positive_int(value: Any, what: str, key: str, flag: str) -> int:
+def positive_int(value: Any, what: str, where: str) -> int:
+    """`value` as an int, or the sentence that names `where` it is set."""
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
         raise GeneratorError(
-            f"{what} must be a positive integer (got {value!r}): "
-            f"set datasets[].{key} (or {flag}) to 1 or more."
+            f"{what} must be a positive integer (got {value!r}): set {where} to 1 or more."
         )
     return int(value)
 
@@ -109,11 +115,11 @@ class DatasetParams:
 
     scale: int
     epochs: int
-    seed: int = 42
+    seed: int = _DEFAULTS["seed"]
     start: str = DEFAULT_START
     interval_s: float = DEFAULT_INTERVAL_S
-    field_type: str = "double"
-    out_of_order_lag_s: float | None = None
+    field_type: str = _DEFAULTS["field_type"]
+    out_of_order_lag_s: float | None = None  # the schema's out_of_order: null
     dedup: bool = False
     use_case: str = "cpu"  # or "iot": trucks, two tables, nulls and late rows of its own
 
@@ -133,8 +139,8 @@ class DatasetParams:
                     f"late rows come from TSBS's own chances): drop it from that dataset, or "
                     f"use it on a cpu dataset."
                 )
-        positive_int(self.scale, "scale", "scale", "--scale")
-        positive_int(self.epochs, "epochs", "epochs", "--epochs")
+        positive_int(self.scale, "scale", "datasets[].scale (or --scale)")
+        positive_int(self.epochs, "epochs", "datasets[].epochs (or --epochs)")
         if (
             isinstance(self.seed, bool)
             or not isinstance(self.seed, int | np.integer)
@@ -244,75 +250,44 @@ class DatasetParams:
 
     @classmethod
     def from_config(cls, d: dict) -> DatasetParams:
-        """From a ``datasets[]`` entry of config.yaml (``label`` and ``formats`` are ignored)."""
+        """From a ``datasets[]`` entry of config.yaml (its ``label`` is ignored), checked against
+        the schema, which fills in its defaults."""
         if not isinstance(d, dict):
             raise GeneratorError(
                 f"a dataset entry must be a mapping (got {type(d).__name__}): "
                 "write datasets[] entries as 'scale: ..., epochs: ...'."
             )
-        known = {
-            "scale",
-            "epochs",
-            "rows",
-            "seed",
-            "start",
-            "interval",
-            "field_type",
-            "out_of_order",
-            "dedup",
-            "use_case",
-        }
-        unknown = sorted(set(d) - known - {"label", "formats"})
-        if unknown:
-            log.warning("ignoring unknown dataset keys %s", ", ".join(unknown))
-        if "scale" not in d:
-            raise GeneratorError(
-                "a dataset has no scale: set datasets[].scale to the number of hosts."
-            )
-        scale = positive_int(d["scale"], "scale", "scale", "--scale")
-        epochs, rows = d.get("epochs"), d.get("rows")
-        if epochs is None and rows is None:
-            raise GeneratorError(
-                "a dataset has neither epochs nor rows: "
-                "set datasets[].epochs (or rows) to 1 or more."
-            )
-        if rows is not None:
-            rows = positive_int(rows, "rows", "rows", "--rows")
-            from_rows = -(-rows // scale)
-            if epochs is not None and epochs != from_rows:
+        entry = dict(d)
+        error = first_error(entry, dataset_schema())
+        if error is not None:
+            where, message = error
+            if ("epochs" in entry) == ("rows" in entry):  # the schema's oneOf, in words
+                sets = "both epochs and rows" if "rows" in entry else "neither epochs nor rows"
                 raise GeneratorError(
-                    f"a dataset sets both epochs ({epochs}) and rows ({rows}, i.e. {from_rows} "
-                    "epochs): keep only one of datasets[].epochs and datasets[].rows."
+                    f"a dataset sets {sets}: set one of datasets[].epochs and datasets[].rows "
+                    "(or --epochs, --rows)."
                 )
-            epochs = from_rows
-        lag = None
-        ooo = d.get("out_of_order")
-        if ooo is not None:
-            if not isinstance(ooo, dict) or ooo.get("lag") is None:
-                raise GeneratorError(
-                    f"out_of_order must be null or a mapping with a lag (got {ooo!r}): "
-                    "write 'out_of_order: {lag: 30s}'."
-                )
-            lag = parse_duration(ooo["lag"], "out_of_order.lag", "write 'lag: 30s' or similar")
-        interval = d.get("interval")
-        interval_s = (
-            DEFAULT_INTERVAL_S
-            if interval is None
-            else parse_duration(interval, "interval", "set datasets[].interval to '10s' or similar")
-        )
-        start = d.get("start")
-        if isinstance(start, datetime):  # YAML turns unquoted times into datetimes
-            start = parse_start(start).isoformat().replace("+00:00", "Z")
+            fix = f"set datasets[].{where} (or --{where.replace('.', '-').replace('_', '-')})"
+            if where == "(top level)":
+                fix = "fix the datasets[] entry"
+            raise GeneratorError(
+                f"invalid dataset at '{where}': {message}; {fix} as "
+                "schemas/config.schema.yaml allows."
+            )
+        scale = entry["scale"]
+        epochs = entry["epochs"] if "epochs" in entry else -(-entry["rows"] // scale)
+        ooo = entry["out_of_order"]
+        lag = None if ooo is None else parse_duration(ooo["lag"], "out_of_order.lag", "fix it")
+        unset = {k: entry[k] for k in ("dedup", "use_case") if k in entry}
         return cls(
             scale=scale,
             epochs=epochs,
-            seed=d.get("seed", 42) if d.get("seed") is not None else 42,
-            start=start or DEFAULT_START,
-            interval_s=interval_s,
-            field_type=d.get("field_type") or "double",
+            seed=entry["seed"],
+            start=entry["start"],
+            interval_s=parse_duration(entry["interval"], "interval", "fix it"),
+            field_type=entry["field_type"],
             out_of_order_lag_s=lag,
-            dedup=d.get("dedup", False),
-            use_case=d.get("use_case") or "cpu",
+            **unset,
         )
 
 

@@ -14,8 +14,7 @@ Three steps, used by three jobs, each in its own module:
 `sql` holds what they share: DuckDB connections, quoting, and timestamps as epoch microseconds in
 UTC (ISO strings with microsecond precision when shown, QuestDB's own format).
 
-May import: errors, files, tsbs, server, results.records. Imported by ingest (the job's export)
-and the scripts of rules `expected` and `validate`.
+May import: errors, files, tsbs, server, results.records.
 """
 
 from ingestbench.validate.aggregates import (

@@ -1,0 +1,106 @@
+"""The package's layering, as its docstrings state it: each part (a top-level module, or a package
+with its `__init__.py`) says in one line `May import: ...` which other parts it imports, and this
+test holds the code to exactly that line, and the whole to having no import circle."""
+
+from __future__ import annotations
+
+import ast
+import graphlib
+import re
+from pathlib import Path
+
+import pytest
+
+import ingestbench
+
+PACKAGE = Path(ingestbench.__file__).parent
+ROOT = "ingestbench"  # CHECKOUT and the version: every part may import the root
+
+
+def modules() -> dict[str, Path]:
+    """{dotted name: file} of every module of the package."""
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = [ROOT, *path.relative_to(PACKAGE).with_suffix("").parts]
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+MODULES = modules()
+
+
+def part(module: str) -> str:
+    """The part a module belongs to: `ingestbench.server.jar` -> `server`."""
+    return module.split(".")[1] if module != ROOT else ROOT
+
+
+def imports(module: str) -> set[str]:
+    """The package's modules that `module` imports anywhere (late imports in functions too)."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{up}.{base}" if base else up
+            for alias in node.names:
+                name = f"{base}.{alias.name}"
+                found.add(name if name in MODULES else base)
+    return {m for m in found if m in MODULES and m != module}
+
+
+def stated(module: str) -> set[str]:
+    """The parts (or modules, as `results.records`) a part's docstring says it may import."""
+    doc = ast.get_docstring(ast.parse(MODULES[module].read_text())) or ""
+    line = re.search(r"^May import: (.*?)(?:\n\n|\Z)", doc, re.M | re.S)
+    assert line, f"{module}'s docstring has no line 'May import: ...'; add one"
+    text = re.sub(r"\([^)]*\)", "", line.group(1)).replace("\n", " ").strip().rstrip(".")
+    if text == "nothing":
+        return set()
+    return {item.strip() for item in re.split(r",| and ", text) if item.strip()}
+
+
+def covered_by(target: str, allowed: str) -> bool:
+    """`target` is the part or module `allowed` names, or inside it."""
+    return target == f"{ROOT}.{allowed}" or target.startswith(f"{ROOT}.{allowed}.")
+
+
+PARTS = sorted({m for m in MODULES if m.count(".") == 1})
+
+
+@pytest.mark.parametrize("owner", PARTS)
+def test_each_part_imports_exactly_what_its_docstring_states(owner):
+    allowed = stated(owner)
+    unknown = {a for a in allowed if f"{ROOT}.{a}" not in MODULES}
+    assert not unknown, f"{owner} states parts that do not exist: {sorted(unknown)}"
+    name = part(owner)
+    used: dict[str, str] = {}  # imported module -> an importer, for the message
+    for module in (m for m in MODULES if part(m) == name):
+        for target in imports(module):
+            if part(target) not in (name, ROOT):
+                used.setdefault(target, module)
+
+    stray = {t: m for t, m in used.items() if not any(covered_by(t, a) for a in allowed)}
+    assert not stray, f"{owner} imports beyond its 'May import' line: " + ", ".join(
+        f"{m} imports {t}" for t, m in sorted(stray.items())
+    )
+    unused = {a for a in allowed if not any(covered_by(t, a) for t in used)}
+    assert not unused, f"{owner}'s 'May import' line names what it does not import: {unused}"
+
+
+def test_no_module_imports_one_that_imports_it_back():
+    graph = {m: imports(m) for m in MODULES}
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as exc:
+        pytest.fail(f"an import circle: {' -> '.join(exc.args[1])}")
+    parts = {p: {part(t) for m in MODULES if part(m) == p for t in graph[m]} - {p, ROOT}
+             for p in {part(m) for m in MODULES}}  # fmt: skip
+    try:
+        graphlib.TopologicalSorter(parts).prepare()
+    except graphlib.CycleError as exc:
+        pytest.fail(f"a circle between parts: {' -> '.join(exc.args[1])}")

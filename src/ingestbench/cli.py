@@ -4,7 +4,8 @@ Each subcommand has an ``add_<name>_parser(subparsers)`` function that declares 
 sets ``func`` to the handler; the handler returns the exit code. Heavy imports (numpy, pyarrow)
 happen inside the handlers, so ``ingestbench --help`` stays fast.
 
-May import: errors, schema, config, variants, disk, tsbs, server, results, ingest, publish.
+May import: errors, schema, config, variants, disk, tsbs, server, results, ingest, publish,
+rule_inputs.
 """
 
 from __future__ import annotations

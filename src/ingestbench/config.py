@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from ingestbench import CHECKOUT
 from ingestbench.errors import UserError
 from ingestbench.schema import SCHEMA_PATH, first_error, load_schema
 from ingestbench.variants import PROTOCOL_2_METHODS, as_list

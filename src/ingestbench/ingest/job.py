@@ -18,6 +18,7 @@ from ingestbench.environment import host_info
 from ingestbench.files import load_json, space_for, write_json_atomic
 from ingestbench.results.records import SCHEMA_VERSION, RunFile, write_run
 from ingestbench.server.process import QuestDB, questdb_server
+from ingestbench.tsbs.columns import table_file
 from ingestbench.variants import ROW_LOOP_METHODS, Variant
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ def _measure(
     """The repeats, then the table's aggregates and export: the run document, without its host."""
     from ingestbench.ingest.dedup import replay_check
     from ingestbench.ingest.methods import Job
-    from ingestbench.ingest.runner import run_variant
+    from ingestbench.ingest.runner import RepeatChecks, run_variant
     from ingestbench.validate import export_table, questdb_aggregates
 
     dataset = dataset_summary(manifest)
@@ -121,7 +122,9 @@ def _measure(
     job = Job(qdb, settings.table, variant, Path(files.data), rows,
               settings.ilp_protocol_version, dedup=dataset["dedup"],
               field_type=dataset["field_type"], parts=parts)  # fmt: skip
-    doc = run_variant(job, dataset, dataset["field_type"], settings.repeats, settings.warmup_rows)
+    checks = RepeatChecks(source_checks_of(job, files, dataset), settings.validation.rel_tolerance)
+    doc = run_variant(job, dataset, dataset["field_type"], settings.repeats, settings.warmup_rows,
+                      checks=checks)  # fmt: skip
     if job.dedup:  # every dataset has its Parquet beside the manifest
         parquet = Path(files.manifest).with_name(f"{dataset['name']}.parquet")
         doc["dedup_replay"] = replay_check(job, parquet)
@@ -139,3 +142,23 @@ def _measure(
                 target = Path(files.export) / part.spec.table if parts else Path(files.export)
                 export_table(qdb, part.spec.table, target, piece_rows=piece_rows)
     return doc
+
+
+def source_checks_of(job: Any, files: IngestFiles, dataset: dict[str, Any]) -> dict[str, Any]:
+    """Each table's checks (validate.repeat_checks), by DuckDB over the dataset's Parquet beside
+    its manifest, else over the job's own file when that is CSV or Parquet; of the rows the job
+    ingests (a capped row loop ingests the first rows in file order)."""
+    from ingestbench.validate.repeat_checks import source_checks
+
+    parquet = Path(files.manifest).with_name(f"{dataset['name']}.parquet")
+    source = parquet if parquet.exists() else Path(files.data)
+    if source.suffix not in (".parquet", ".csv"):
+        log.warning("no Parquet or CSV of %s beside %s: its repeats are checked by their row "
+                    "count only", dataset["name"], files.manifest)  # fmt: skip
+        return {}
+    checks = {}
+    for part in job.tables:
+        path = table_file(source, part.spec) if job.parts else source
+        whole = not job.parts and part.rows == dataset["rows"]
+        checks[part.spec.table] = source_checks(path, part.spec, None if whole else part.rows)
+    return checks

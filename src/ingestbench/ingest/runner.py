@@ -133,8 +133,26 @@ def _client_cpu() -> float:
     return t.user + t.system
 
 
-def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any]:
-    """One timed ingestion into a freshly created table."""
+@dataclasses.dataclass(frozen=True)
+class RepeatChecks:
+    """What every repeat's tables are checked against (validate.repeat_checks): each table's
+    checks of its source, and the tolerance for sums of doubles."""
+
+    expected: dict[str, dict[str, Any]]
+    rel_tolerance: float
+
+    def check(self, job: Job, index: int) -> None:
+        from ingestbench.validate.repeat_checks import check_repeat
+
+        parts = [(p.spec.table, p.spec) for p in job.tables if p.spec.table in self.expected]
+        label = f"{job.variant.name} repeat {index}"
+        check_repeat(job.qdb, parts, self.expected, label, self.rel_tolerance)
+
+
+def run_repeat(
+    job: Job, field_type: str, index: int, bar=None, checks: RepeatChecks | None = None
+) -> dict[str, Any]:
+    """One timed ingestion into a freshly created table, then (untimed) its checks."""
     method = METHODS[job.variant.method]()
     for part in job.tables:
         recreate_table(job.qdb, part.spec, dedup=job.dedup)
@@ -153,6 +171,8 @@ def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any
         # After the CPU readings: not charged.
         sizes = [disk_bytes(job.qdb, part.spec.table) for part in job.tables]
         table_bytes = None if None in sizes else sum(sizes)
+        if checks is not None:
+            checks.check(job, index)
         # The serialize pass runs apart, after the phases of end_to_end (ingestbench.ingest.timing),
         # so client CPU and peak RSS exclude it.
         clock.current = "serialize (the separate pass)"
@@ -179,9 +199,15 @@ def run_repeat(job: Job, field_type: str, index: int, bar=None) -> dict[str, Any
 
 
 def run_variant(
-    job: Job, dataset: dict[str, Any], field_type: str, repeats: int, warmup_rows: int = 0
+    job: Job,
+    dataset: dict[str, Any],
+    field_type: str,
+    repeats: int,
+    warmup_rows: int = 0,
+    checks: RepeatChecks | None = None,
 ) -> dict:
-    """An untimed warm-up (unless warmup_rows is 0), then all repeats; the run-file document."""
+    """An untimed warm-up (unless warmup_rows is 0), then all repeats, each checked against
+    `checks` when given; the run-file document."""
     if not job.parts:  # the cpu table's fields are of the dataset's type
         job = dataclasses.replace(job, field_type=field_type)
     import_libraries(job.variant.library)
@@ -189,7 +215,7 @@ def run_variant(
     results = []
     bar = tqdm(range(repeats), desc=job.variant.name, unit="repeat", disable=None)
     for i in bar:
-        result = run_repeat(job, field_type, i, bar)
+        result = run_repeat(job, field_type, i, bar, checks)
         result["cold"] = result["cold"] and warmup is None  # a warm-up met the cold server
         results.append(result)
         log.info("repeat %d: %s, end_to_end %.3f s (%.0f rows/s)", i, result["phases"],
@@ -208,4 +234,5 @@ def run_variant(
         "server": {"mode": "embedded" if job.qdb.pid else "external", "version": job.qdb.version()},
         "warmup": warmup,
         "repeats": results,
+        **({"repeat_checks": sorted(checks.expected)} if checks and checks.expected else {}),
     }

@@ -108,7 +108,7 @@ def load_config(path: Path) -> dict[str, Any]:
 
 
 #: Keys that choose side jobs, not the benchmark: runs that differ only in them are one config.
-NOT_BENCHMARK_KEYS = frozenset({"dtype_matrix"})
+NOT_BENCHMARK_KEYS = frozenset({"dtype_matrix", "guards"})
 
 
 def config_hash(config: dict[str, Any]) -> str:
@@ -162,6 +162,12 @@ class ValidationSettings:
 
 
 @dataclass(frozen=True)
+class GuardSettings:
+    repeat_deadline_s: float | None  # None: server.deadline.default_limit_s of the rows
+    exclusive: bool  # refuse to start while another run is active
+
+
+@dataclass(frozen=True)
 class DatasetSpec:
     """One `datasets[]` entry: its label and the generator's parameters (`params`)."""
 
@@ -188,6 +194,7 @@ class Settings:
     warmup_rows: int
     questdb: QuestDBSettings
     validation: ValidationSettings
+    guards: GuardSettings
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Settings:
@@ -202,6 +209,7 @@ class Settings:
             warmup_rows=config["warmup_rows"],
             questdb=QuestDBSettings.from_config(config),
             validation=_known(ValidationSettings, config["validation"]),
+            guards=_known(GuardSettings, config["guards"]),
         )
 
     def replace(self, **changes: Any) -> Settings:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ingestbench.config import Settings
 from ingestbench.environment import host_info
 from ingestbench.files import load_json, space_for, write_json_atomic
+from ingestbench.ingest.contention import Contention
 from ingestbench.results.records import SCHEMA_VERSION, RunFile, write_run
 from ingestbench.server.process import QuestDB, questdb_server
 from ingestbench.tsbs.columns import table_file
@@ -86,10 +87,18 @@ def ingest_job(
 ) -> RunFile:
     """Run all repeats of `variant` on a fresh (or the external) server; write the outputs."""
     manifest = load_json(files.manifest, "dataset manifest")
+    contention = Contention().look()  # before this job's own server exists
+    if settings.guards.exclusive:
+        contention.refuse_if_busy()
     # The server first: its JVM starts (about 1 s) while this process imports (about 1 s).
     imports = functools.partial(import_measuring_code, variant.library)
     with questdb_server(settings.questdb, jar, server_log, while_starting=imports) as qdb:
-        doc = _measure(qdb, settings, variant, files, manifest)
+        contention.qdb = qdb
+        doc = _measure(qdb, settings, variant, files, manifest, contention)
+    doc["contention"] = contention.to_dict()
+    if contention.contended:
+        log.warning("%s shared the machine with other work during its repeats (%s); its run "
+                    "is marked as contended", variant.name, doc["contention"])  # fmt: skip
     doc["host"] = host_info()
     return write_run(files.run, doc)  # last: a run file exists only for a finished job
 
@@ -105,12 +114,18 @@ def import_measuring_code(library: str) -> None:
 
 
 def _measure(
-    qdb: QuestDB, settings: Settings, variant: Variant, files: IngestFiles, manifest: dict[str, Any]
+    qdb: QuestDB,
+    settings: Settings,
+    variant: Variant,
+    files: IngestFiles,
+    manifest: dict[str, Any],
+    contention: Contention | None = None,
 ) -> dict[str, Any]:
     """The repeats, then the table's aggregates and export: the run document, without its host."""
     from ingestbench.ingest.dedup import replay_check
     from ingestbench.ingest.methods import Job
-    from ingestbench.ingest.runner import RepeatChecks, run_variant
+    from ingestbench.ingest.runner import RepeatGuards, run_variant
+    from ingestbench.server.deadline import default_limit_s
     from ingestbench.validate import export_table, questdb_aggregates
 
     dataset = dataset_summary(manifest)
@@ -122,9 +137,11 @@ def _measure(
     job = Job(qdb, settings.table, variant, Path(files.data), rows,
               settings.ilp_protocol_version, dedup=dataset["dedup"],
               field_type=dataset["field_type"], parts=parts)  # fmt: skip
-    checks = RepeatChecks(source_checks_of(job, files, dataset), settings.validation.rel_tolerance)
+    deadline_s = settings.guards.repeat_deadline_s or default_limit_s(rows)
+    guards = RepeatGuards(source_checks_of(job, files, dataset), settings.validation.rel_tolerance,
+                          deadline_s, contention)  # fmt: skip
     doc = run_variant(job, dataset, dataset["field_type"], settings.repeats, settings.warmup_rows,
-                      checks=checks)  # fmt: skip
+                      guards=guards)  # fmt: skip
     if job.dedup:  # every dataset has its Parquet beside the manifest
         parquet = Path(files.manifest).with_name(f"{dataset['name']}.parquet")
         doc["dedup_replay"] = replay_check(job, parquet)

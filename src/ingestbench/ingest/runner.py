@@ -12,11 +12,13 @@ from typing import Any
 import psutil
 from tqdm import tqdm
 
+from ingestbench.ingest.contention import Contention
 from ingestbench.ingest.methods import METHODS, Job
 from ingestbench.ingest.readers import import_libraries
 from ingestbench.ingest.timing import Clock, whole_file_end_to_end
 from ingestbench.ingest.warmup import warm_up
 from ingestbench.results.records import END_TO_END_PHASES, PHASES, SCHEMA_VERSION
+from ingestbench.server.deadline import Deadline
 from ingestbench.server.table import disk_bytes, recreate_table, wait_visible
 
 log = logging.getLogger(__name__)
@@ -134,12 +136,15 @@ def _client_cpu() -> float:
 
 
 @dataclasses.dataclass(frozen=True)
-class RepeatChecks:
+class RepeatGuards:
     """What every repeat's tables are checked against (validate.repeat_checks): each table's
-    checks of its source, and the tolerance for sums of doubles."""
+    checks of its source, and the tolerance for sums of doubles; and how long its server may
+    make no progress (server.deadline)."""
 
     expected: dict[str, dict[str, Any]]
     rel_tolerance: float
+    deadline_s: float
+    contention: Contention | None = None  # looked at before and after every repeat
 
     def check(self, job: Job, index: int) -> None:
         from ingestbench.validate.repeat_checks import check_repeat
@@ -150,15 +155,39 @@ class RepeatChecks:
 
 
 def run_repeat(
-    job: Job, field_type: str, index: int, bar=None, checks: RepeatChecks | None = None
+    job: Job, field_type: str, index: int, bar=None, guards: RepeatGuards | None = None
 ) -> dict[str, Any]:
-    """One timed ingestion into a freshly created table, then (untimed) its checks."""
+    """One timed ingestion into a freshly created table, then (untimed) its checks; within the
+    guards' deadline when given."""
+    clock = Clock()
+    label = f"{job.variant.name} repeat {index}"
+    if guards is None:
+        return _repeat(job, index, clock, label, bar, None)
+    if guards.contention is not None:
+        guards.contention.look()
+    with Deadline(
+        job.qdb, guards.deadline_s, label, lambda: WAITING_FOR.get(clock.current, clock.current)
+    ):
+        return _repeat(job, index, clock, label, bar, guards)
+
+
+#: What a repeat waits for in each phase of its clock, in words.
+WAITING_FOR = {
+    "read": "its client to read the data file",
+    "convert": "its client to convert the rows",
+    "send": "the server to accept the rows",
+    "visible": "the rows to become visible (the WAL applied)",
+}
+
+
+def _repeat(
+    job: Job, index: int, clock: Clock, label: str, bar, guards: RepeatGuards | None
+) -> dict[str, Any]:
     method = METHODS[job.variant.method]()
     for part in job.tables:
         recreate_table(job.qdb, part.spec, dedup=job.dedup)
     server_cpu0, cpu0 = job.qdb.cpu_seconds(), _client_cpu()
-    clock = Clock()
-    with Heartbeat(f"{job.variant.name} repeat {index}", clock, bar):
+    with Heartbeat(label, clock, bar):
         with PeakRss(job.qdb.pid) as rss:
             started = time.perf_counter()  # before the clock's start: elapsed spans every lap
             clock.restart()
@@ -171,8 +200,10 @@ def run_repeat(
         # After the CPU readings: not charged.
         sizes = [disk_bytes(job.qdb, part.spec.table) for part in job.tables]
         table_bytes = None if None in sizes else sum(sizes)
-        if checks is not None:
-            checks.check(job, index)
+        if guards is not None:
+            guards.check(job, index)
+            if guards.contention is not None:
+                guards.contention.look()
         # The serialize pass runs apart, after the phases of end_to_end (ingestbench.ingest.timing),
         # so client CPU and peak RSS exclude it.
         clock.current = "serialize (the separate pass)"
@@ -204,10 +235,10 @@ def run_variant(
     field_type: str,
     repeats: int,
     warmup_rows: int = 0,
-    checks: RepeatChecks | None = None,
+    guards: RepeatGuards | None = None,
 ) -> dict:
-    """An untimed warm-up (unless warmup_rows is 0), then all repeats, each checked against
-    `checks` when given; the run-file document."""
+    """An untimed warm-up (unless warmup_rows is 0), then all repeats, each checked and within
+    a deadline when `guards` are given; the run-file document."""
     if not job.parts:  # the cpu table's fields are of the dataset's type
         job = dataclasses.replace(job, field_type=field_type)
     import_libraries(job.variant.library)
@@ -215,7 +246,7 @@ def run_variant(
     results = []
     bar = tqdm(range(repeats), desc=job.variant.name, unit="repeat", disable=None)
     for i in bar:
-        result = run_repeat(job, field_type, i, bar, checks)
+        result = run_repeat(job, field_type, i, bar, guards)
         result["cold"] = result["cold"] and warmup is None  # a warm-up met the cold server
         results.append(result)
         log.info("repeat %d: %s, end_to_end %.3f s (%.0f rows/s)", i, result["phases"],
@@ -234,5 +265,5 @@ def run_variant(
         "server": {"mode": "embedded" if job.qdb.pid else "external", "version": job.qdb.version()},
         "warmup": warmup,
         "repeats": results,
-        **({"repeat_checks": sorted(checks.expected)} if checks and checks.expected else {}),
+        **({"repeat_checks": sorted(guards.expected)} if guards and guards.expected else {}),
     }

@@ -123,6 +123,8 @@ def variant_entry(row: dict[str, Any]) -> dict[str, Any]:
         "table_disk_bytes": None if disk is None else int(disk * 2**20),
         "validated": _validated(row.get("validated")),
         "ceiling_fraction": _number(row.get("ceiling_fraction")),
+        # Another QuestDB or job shared the machine during its repeats (ingest.contention).
+        "contended": _validated(row.get("contended")) is True,
     }
 
 

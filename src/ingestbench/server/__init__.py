@@ -4,10 +4,13 @@
 - `process`: `QuestDB` (a client of a running server's HTTP API) and the embedded server's start,
   readiness and stop (127.0.0.1 only unless asked; stopped on failure, Ctrl-C and SIGTERM), or
   an external one.
+- `orphans`: data directories carry their owner's PID; those of killed jobs are removed.
+- `deadline`: a repeat whose server makes no progress for too long fails, naming the server.
 - `serve`: `ingestbench server`, one server kept up for benchmarks and by hand.
-- `table`: the one DDL every variant lands in, and waiting for rows to be visible.
+- `table`: the one DDL every variant lands in, and waiting for rows to be visible (a suspended
+  table told by QuestDB's own cause).
 - `uploads`: handing a whole data file to the server (`/imp`, `read_parquet`) without a copy.
 
-May import: errors, files, tsbs (the table's columns). Nothing above it (ingest, results,
+May import: errors, files, disk, tsbs (the table's columns). Nothing above it (ingest, results,
 validate, charts) imports into here.
 """

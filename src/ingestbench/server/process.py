@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import logging
 import os
 import re
@@ -31,6 +32,7 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from ingestbench.config import QuestDBSettings
 from ingestbench.errors import UserError
+from ingestbench.server import orphans
 
 log = logging.getLogger(__name__)
 LOOPBACK = "127.0.0.1"
@@ -62,6 +64,7 @@ class QuestDB:
     copy_root: Path | None = None
     pid: int | None = None  # set only for a server this process started
     data_dir: Path | None = None
+    log_path: Path | None = None  # the server's log, where this process writes it
 
     @property
     def url(self) -> str:
@@ -246,14 +249,13 @@ def embedded_server(
     `while_starting` runs once, in this thread, after the JVM is launched and before the wait
     for it: the JVM starts meanwhile, and it is stopped if `while_starting` fails.
     """
-    root = Path(tempfile.mkdtemp(prefix="ingestbench-questdb-"))
-    (root / "import").mkdir()
+    orphans.remove_orphans()  # of jobs killed too hard to clean up after themselves
+    root = new_data_dir()
     log_path = Path(log_path) if log_path else root / "server.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     fixed = dict(ports or {})
     # QuestDB unpacks its native libraries into java.io.tmpdir and leaves them there (about 9 MB
     # per start): keep them in the data directory, which goes when the server stops.
-    (root / "tmp").mkdir()
     cmd = [java_executable(java), *jvm_options, f"-Djava.io.tmpdir={root / 'tmp'}"]
     cmd += ["-p", str(jar), *SERVER_MAIN, "-d", str(root)]
     proc = None
@@ -281,7 +283,7 @@ def embedded_server(
                              ports["http"], ports["ilp"])  # fmt: skip
                     reach = LOOPBACK if bind in ("0.0.0.0", "::") else bind  # noqa: S104 (a check)
                     qdb = QuestDB(reach, ports["http"], ports["ilp"], ports["pg"],
-                                  root / "import", proc.pid, root)  # fmt: skip
+                                  root / "import", proc.pid, root, log_path)  # fmt: skip
                     if while_starting is not None:
                         while_starting()
                         while_starting = None  # once, also when a port race starts again
@@ -293,9 +295,25 @@ def embedded_server(
             log.info("stopped QuestDB pid %d (exit code %s)", proc.pid, proc.returncode)
         if keep_data:
             shutil.rmtree(root / "tmp", ignore_errors=True)
+            orphans.release(root)
             log.info("kept the QuestDB data directory %s", root)
         else:
             shutil.rmtree(root, ignore_errors=True)
+
+
+def new_data_dir() -> Path:
+    """A fresh data directory under TMPDIR, with its `import` (copy root) and `tmp` folders and
+    the file naming this process as its owner (server.orphans)."""
+    try:
+        root = Path(tempfile.mkdtemp(prefix=orphans.PREFIX))
+        for sub in ("import", "tmp"):
+            (root / sub).mkdir()
+        orphans.claim(root)
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise disk_full_error(Path(tempfile.gettempdir())) from None
+        raise
+    return root
 
 
 # errno 98 (EADDRINUSE) only: a bad bind address (99) is no race and must not be retried.
@@ -315,6 +333,7 @@ def _wait_ready(
     while True:
         if proc.poll() is not None:
             _raise_if_port_taken(log_path, log_start, fixed_ports)
+            _raise_if_disk_full(qdb.data_dir, log_path, log_start)
             raise QuestDBError(
                 f"QuestDB exited with code {proc.returncode} while starting; fix the cause its "
                 f"log {log_path} names (a damaged jar: delete {jar} and rerun), then "
@@ -336,16 +355,43 @@ def _wait_ready(
         time.sleep(READY_POLL_S)
 
 
-def _raise_if_port_taken(log_path: Path, log_start: int, fixed_ports: dict[str, int]) -> None:
-    """PortTaken (retried) if this start's log says a port we picked was in use; a clear error
-    if it was a port the caller fixed."""
+# What QuestDB's log says when a file cannot be written or grown: ENOSPC (errno 28) or its tag.
+_DISK_FULL = re.compile(r"No space left on device|DISK FULL|\[errno=28\]|errno=28\b", re.I)
+#: Free bytes below which a disk counts as full when a server could not start on it.
+FULL_DISK_BYTES = 64 * 2**20
+
+
+def _log_since(log_path: Path, log_start: int) -> str:
     try:
         with open(log_path, "rb") as fh:
             fh.seek(log_start)
-            text = fh.read().decode(errors="replace")
+            return fh.read().decode(errors="replace")
     except OSError:
+        return ""
+
+
+def disk_full_error(root: Path) -> QuestDBError:
+    free = shutil.disk_usage(root).free if root.exists() else 0
+    return QuestDBError(
+        f"QuestDB could not start because the disk of its data directory {root} is full "
+        f"({free / 2**20:,.0f} MiB free): free space there or point TMPDIR at a bigger disk, "
+        f"then rerun."
+    )
+
+
+def _raise_if_disk_full(root: Path | None, log_path: Path, log_start: int) -> None:
+    """A server that exited while starting on a full disk: say so (and not "a damaged jar")."""
+    if root is None:
         return
-    if not (m := _PORT_IN_USE.search(text)):
+    free = shutil.disk_usage(root).free if root.exists() else 0
+    if free < FULL_DISK_BYTES or _DISK_FULL.search(_log_since(log_path, log_start)):
+        raise disk_full_error(root)
+
+
+def _raise_if_port_taken(log_path: Path, log_start: int, fixed_ports: dict[str, int]) -> None:
+    """PortTaken (retried) if this start's log says a port we picked was in use; a clear error
+    if it was a port the caller fixed."""
+    if not (m := _PORT_IN_USE.search(_log_since(log_path, log_start))):
         return
     port = int(m.group(1))
     if port in fixed_ports.values():

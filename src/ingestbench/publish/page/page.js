@@ -91,7 +91,7 @@ function selectedRows() {
         phases: PHASES.map((p) => [p, busy > 0 ? (v.phases_s[p].median || 0) / busy : 0]),
         client_cpu: v.client_cpu_s_per_1m_rows, server_cpu: v.server_cpu_s_per_1m_rows,
         rss: mib(v.client_rss_bytes), disk: mib(v.table_disk_bytes),
-        ceiling: v.ceiling_fraction, validated: v.validated, published: false,
+        ceiling: v.ceiling_fraction, validated: v.validated, published: false, contended: v.contended === true,
       };
     });
   const dataset = datasetsOf().find((d) => d.name === state.dataset);
@@ -142,6 +142,7 @@ function cell(row, best, maxRate) {
       const parts = [row.variant];
       if (row.method === "ilp_file") parts.push(" ", el("span", { class: "badge ceiling" }, "wire ceiling"));
       if (row.published) parts.push(" ", el("span", { class: "badge published" }, "published"));
+      if (row.contended) parts.push(" ", el("span", { class: "badge contended", title: "another QuestDB or job ran on the machine during its repeats" }, "contended"));
       return el("span", {}, ...parts);
     },
     rate: () => el("span", {}, el("span", { class: "rate", style: `width:${(8 * (row.rate || 0) / maxRate).toFixed(2)}em` }), fmt(row.rate)),

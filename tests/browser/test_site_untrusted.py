@@ -24,8 +24,11 @@ if CHROMIUM is None:
 sync_api = pytest.importorskip("playwright.sync_api")
 
 # Ends the data's script element, opens a comment that would swallow the page's own scripts,
-# and carries markup that would run or show as bold if it were parsed.
-HOSTILE = '</script><!--<script><img src=x onerror="document.body.dataset.pwned=1"><u class=hostile>bold</u>&amp;'
+# and carries markup that would run or be drawn if it were parsed.
+HOSTILE = (
+    '</script><!--<script><img src=x onerror="document.body.dataset.pwned=1">'
+    "<u class=hostile>underlined</u>&amp;"
+)
 #: Strings the schema constrains (a constant, the id and the date, both patterns): kept.
 CONSTRAINED = {"kind", "id", "date_utc"}
 

@@ -12,6 +12,7 @@ from typing import Any
 import psutil
 from tqdm import tqdm
 
+from ingestbench.errors import UserError
 from ingestbench.ingest.contention import Contention
 from ingestbench.ingest.methods import METHODS, Job
 from ingestbench.ingest.readers import import_libraries
@@ -19,7 +20,7 @@ from ingestbench.ingest.timing import Clock, whole_file_end_to_end
 from ingestbench.ingest.warmup import warm_up
 from ingestbench.results.records import END_TO_END_PHASES, PHASES, SCHEMA_VERSION
 from ingestbench.server.deadline import Deadline
-from ingestbench.server.table import disk_bytes, recreate_table, wait_visible
+from ingestbench.server.table import disk_bytes, raise_if_suspended, recreate_table, wait_visible
 
 log = logging.getLogger(__name__)
 HEARTBEAT_S = 10.0
@@ -191,7 +192,11 @@ def _repeat(
         with PeakRss(job.qdb.pid) as rss:
             started = time.perf_counter()  # before the clock's start: elapsed spans every lap
             clock.restart()
-            state = method.send_pass(job, clock)
+            try:
+                state = method.send_pass(job, clock)
+            except UserError as exc:  # a suspended table (a full disk) is the cause to tell
+                raise_if_suspended(job.qdb, [p.spec.table for p in job.tables])
+                raise exc from None
             for part in job.tables:
                 wait_visible(job.qdb, part.spec.table, part.rows)
             clock.lap("visible")
@@ -242,7 +247,12 @@ def run_variant(
     if not job.parts:  # the cpu table's fields are of the dataset's type
         job = dataclasses.replace(job, field_type=field_type)
     import_libraries(job.variant.library)
-    warmup = warm_up(job, field_type, warmup_rows, dataset.get("rows") or job.rows)
+    guarded = contextlib.nullcontext()
+    if guards is not None:
+        guarded = Deadline(job.qdb, guards.deadline_s, f"{job.variant.name} warm-up",
+                           lambda: "the warm-up's rows")  # fmt: skip
+    with guarded:
+        warmup = warm_up(job, field_type, warmup_rows, dataset.get("rows") or job.rows)
     results = []
     bar = tqdm(range(repeats), desc=job.variant.name, unit="repeat", disable=None)
     for i in bar:

@@ -356,7 +356,7 @@ def _wait_ready(
 
 
 # What QuestDB's log says when a file cannot be written or grown: ENOSPC (errno 28) or its tag.
-_DISK_FULL = re.compile(r"No space left on device|DISK FULL|\[errno=28\]|errno=28\b", re.I)
+_DISK_FULL = re.compile(r"No space left|DISK FULL|\[errno=28\]|errno=28\b", re.I)
 #: Free bytes below which a disk counts as full when a server could not start on it.
 FULL_DISK_BYTES = 64 * 2**20
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Iterable
 
 from ingestbench.disk import existing_ancestor
 from ingestbench.server.process import QuestDB, QuestDBError
@@ -84,6 +85,18 @@ def check_not_suspended(qdb: QuestDB, table: str) -> None:
         rows = [[r[0], None, r[1]] for r in qdb.rows(query)]
     if rows and rows[0][0]:
         raise TableSuspended(suspension_sentence(qdb, table, rows[0][1], rows[0][2]))
+
+
+def raise_if_suspended(qdb: QuestDB, tables: Iterable[str]) -> None:
+    """After a failed send: raise TableSuspended if a table's WAL is suspended (its cause is the
+    send's cause too: a full disk fails both); nothing if not, or if the server is gone."""
+    for table in tables:
+        try:
+            check_not_suspended(qdb, table)
+        except TableSuspended:
+            raise
+        except QuestDBError:  # unreachable: the send's own error says so
+            return
 
 
 def wait_wal(qdb: QuestDB, table: str) -> None:

@@ -222,9 +222,9 @@ def summarize(run_paths: Iterable[Path], validation_paths: Iterable[Path] = ()) 
     # result files agree on; `cold_end_to_end_s` above stays for existing readers).
     df["cold_end_to_end"] = df["cold_end_to_end_s"]
     df = add_ceiling_fraction(df)
-    df["hosts"], df["mixed_machines"] = host_columns([r.to_dict() for r in records])
     # Another QuestDB or another job ran on the machine during the repeats (ingest.contention).
     df["contended"] = [bool((r.extra.get("contention") or {}).get("contended")) for r in records]
+    df["hosts"], df["mixed_machines"] = host_columns([r.to_dict() for r in records])
     for col in (
         "dataset_rows",
         "scale",

@@ -20,7 +20,7 @@ from ingestbench.ingest.timing import Clock, whole_file_end_to_end
 from ingestbench.ingest.warmup import warm_up
 from ingestbench.results.records import END_TO_END_PHASES, PHASES, SCHEMA_VERSION
 from ingestbench.server.deadline import Deadline
-from ingestbench.server.table import disk_bytes, raise_if_suspended, recreate_table, wait_visible
+from ingestbench.server.table import disk_bytes, raise_send_cause, recreate_table, wait_visible
 
 log = logging.getLogger(__name__)
 HEARTBEAT_S = 10.0
@@ -194,8 +194,8 @@ def _repeat(
             clock.restart()
             try:
                 state = method.send_pass(job, clock)
-            except UserError as exc:  # a suspended table (a full disk) is the cause to tell
-                raise_if_suspended(job.qdb, [p.spec.table for p in job.tables])
+            except UserError as exc:  # a suspended table or a full disk is the cause to tell
+                raise_send_cause(job.qdb, [p.spec.table for p in job.tables])
                 raise exc from None
             for part in job.tables:
                 wait_visible(job.qdb, part.spec.table, part.rows)

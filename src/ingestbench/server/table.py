@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterable
 
 from ingestbench.disk import existing_ancestor
-from ingestbench.server.process import QuestDB, QuestDBError
+from ingestbench.server.process import FULL_DISK_BYTES, QuestDB, QuestDBError
 from ingestbench.tsbs.columns import (  # noqa: F401 (COLUMNS, FIELDS, TAGS: re-exported)
     COLUMNS,
     FIELDS,
@@ -87,16 +87,30 @@ def check_not_suspended(qdb: QuestDB, table: str) -> None:
         raise TableSuspended(suspension_sentence(qdb, table, rows[0][1], rows[0][2]))
 
 
-def raise_if_suspended(qdb: QuestDB, tables: Iterable[str]) -> None:
-    """After a failed send: raise TableSuspended if a table's WAL is suspended (its cause is the
-    send's cause too: a full disk fails both); nothing if not, or if the server is gone."""
+class ServerDiskFull(QuestDBError):
+    """The disk under an embedded server's data directory is full."""
+
+
+def raise_send_cause(qdb: QuestDB, tables: Iterable[str]) -> None:
+    """After a failed send, the cause behind it if the server knows one: a table whose WAL is
+    suspended (TableSuspended), or, for an embedded server, a full disk under its data (the
+    write into the WAL fails before a WAL apply suspends the table). Nothing otherwise, or if the
+    server is gone: the send's own error then says so."""
     for table in tables:
         try:
             check_not_suspended(qdb, table)
         except TableSuspended:
             raise
-        except QuestDBError:  # unreachable: the send's own error says so
-            return
+        except QuestDBError:
+            break
+    if qdb.data_dir is not None and qdb.data_dir.exists():
+        free = shutil.disk_usage(qdb.data_dir).free
+        if free < FULL_DISK_BYTES:
+            raise ServerDiskFull(
+                f"QuestDB could not write the rows: the disk of its data directory "
+                f"{qdb.data_dir} is full ({free / 2**20:,.0f} MiB free): free space there or point "
+                f"TMPDIR at a bigger disk, then rerun."
+            )
 
 
 def wait_wal(qdb: QuestDB, table: str) -> None:

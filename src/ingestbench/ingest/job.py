@@ -138,8 +138,8 @@ def _measure(
               settings.ilp_protocol_version, dedup=dataset["dedup"],
               field_type=dataset["field_type"], parts=parts)  # fmt: skip
     deadline_s = settings.guards.repeat_deadline_s or default_limit_s(rows)
-    guards = RepeatGuards(source_checks_of(job, files, dataset), settings.validation.rel_tolerance,
-                          deadline_s, contention)  # fmt: skip
+    source = functools.partial(source_checks_of, job, files, dataset)
+    guards = RepeatGuards(source, settings.validation.rel_tolerance, deadline_s, contention)
     doc = run_variant(job, dataset, dataset["field_type"], settings.repeats, settings.warmup_rows,
                       guards=guards)  # fmt: skip
     if job.dedup:  # every dataset has its Parquet beside the manifest

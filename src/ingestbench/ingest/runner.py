@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import psutil
@@ -136,16 +138,21 @@ def _client_cpu() -> float:
     return t.user + t.system
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass
 class RepeatGuards:
     """What every repeat's tables are checked against (validate.repeat_checks): each table's
-    checks of its source, and the tolerance for sums of doubles; and how long its server may
-    make no progress (server.deadline)."""
+    checks of its source (`source` computes them, once, when the first repeat has read the data:
+    a damaged file is then told by the variant's reader), and the tolerance for sums of doubles;
+    how long its server may make no progress (server.deadline); what else runs on the machine."""
 
-    expected: dict[str, dict[str, Any]]
+    source: Callable[[], dict[str, dict[str, Any]]]
     rel_tolerance: float
     deadline_s: float
     contention: Contention | None = None  # looked at before and after every repeat
+
+    @functools.cached_property
+    def expected(self) -> dict[str, dict[str, Any]]:
+        return self.source()
 
     def check(self, job: Job, index: int) -> None:
         from ingestbench.validate.repeat_checks import check_repeat

@@ -5,7 +5,7 @@ Two runs on one machine (two clones, or a user's other work) slow each other wit
 job records what it saw (`contention` in its run file), the summary and the site mark its rows,
 and with `guards.exclusive` a job refuses to start while another run is active.
 
-Another job is a data directory of an embedded server whose owner (server.orphans) is a live
+Another job is a data directory of an embedded server whose owner (server.data_dir) is a live
 process other than this one; another QuestDB is any QuestDB process but this job's own server
 (for an external server: but the one listening on its HTTP port).
 """
@@ -22,7 +22,7 @@ from typing import Any
 import psutil
 
 from ingestbench.errors import UserError
-from ingestbench.server import orphans
+from ingestbench.server import data_dir
 from ingestbench.server.process import QuestDB
 
 
@@ -51,8 +51,8 @@ def _listening_on(port: int) -> set[int]:
 def _other_jobs(where: Path | None = None) -> set[int]:
     """Owners (live, not this process) of the embedded servers' data directories in TMPDIR."""
     owners = set()
-    for root in Path(where or tempfile.gettempdir()).glob(f"{orphans.PREFIX}*"):
-        pid = orphans.live_owner(root)
+    for root in Path(where or tempfile.gettempdir()).glob(f"{data_dir.PREFIX}*"):
+        pid = data_dir.live_owner(root)
         if pid is not None and pid != os.getpid():
             owners.add(pid)
     return owners

@@ -4,7 +4,8 @@
 - `process`: `QuestDB` (a client of a running server's HTTP API) and the embedded server's start,
   readiness and stop (127.0.0.1 only unless asked; stopped on failure, Ctrl-C and SIGTERM), or
   an external one.
-- `orphans`: data directories carry their owner's PID; those of killed jobs are removed.
+- `data_dir`: an embedded server's data directory, naming its owner; a full disk under it told;
+  those of killed jobs removed.
 - `deadline`: a repeat whose server makes no progress for too long fails, naming the server.
 - `serve`: `ingestbench server`, one server kept up for benchmarks and by hand.
 - `table`: the one DDL every variant lands in, and waiting for rows to be visible (a suspended

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import errno
 import logging
 import os
 import re
@@ -19,7 +18,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -32,7 +30,7 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from ingestbench.config import QuestDBSettings
 from ingestbench.errors import UserError
-from ingestbench.server import orphans
+from ingestbench.server import data_dir
 
 log = logging.getLogger(__name__)
 LOOPBACK = "127.0.0.1"
@@ -249,8 +247,8 @@ def embedded_server(
     `while_starting` runs once, in this thread, after the JVM is launched and before the wait
     for it: the JVM starts meanwhile, and it is stopped if `while_starting` fails.
     """
-    orphans.remove_orphans()  # of jobs killed too hard to clean up after themselves
-    root = new_data_dir()
+    data_dir.remove_orphans()  # of jobs killed too hard to clean up after themselves
+    root = data_dir.new_data_dir()
     log_path = Path(log_path) if log_path else root / "server.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     fixed = dict(ports or {})
@@ -295,25 +293,10 @@ def embedded_server(
             log.info("stopped QuestDB pid %d (exit code %s)", proc.pid, proc.returncode)
         if keep_data:
             shutil.rmtree(root / "tmp", ignore_errors=True)
-            orphans.release(root)
+            data_dir.release(root)
             log.info("kept the QuestDB data directory %s", root)
         else:
             shutil.rmtree(root, ignore_errors=True)
-
-
-def new_data_dir() -> Path:
-    """A fresh data directory under TMPDIR, with its `import` (copy root) and `tmp` folders and
-    the file naming this process as its owner (server.orphans)."""
-    try:
-        root = Path(tempfile.mkdtemp(prefix=orphans.PREFIX))
-        for sub in ("import", "tmp"):
-            (root / sub).mkdir()
-        orphans.claim(root)
-    except OSError as exc:
-        if exc.errno == errno.ENOSPC:
-            raise disk_full_error(Path(tempfile.gettempdir())) from None
-        raise
-    return root
 
 
 # errno 98 (EADDRINUSE) only: a bad bind address (99) is no race and must not be retried.
@@ -333,7 +316,7 @@ def _wait_ready(
     while True:
         if proc.poll() is not None:
             _raise_if_port_taken(log_path, log_start, fixed_ports)
-            _raise_if_disk_full(qdb.data_dir, log_path, log_start)
+            data_dir.raise_if_full_at_start(qdb.data_dir, _log_since(log_path, log_start))
             raise QuestDBError(
                 f"QuestDB exited with code {proc.returncode} while starting; fix the cause its "
                 f"log {log_path} names (a damaged jar: delete {jar} and rerun), then "
@@ -355,12 +338,6 @@ def _wait_ready(
         time.sleep(READY_POLL_S)
 
 
-# What QuestDB's log says when a file cannot be written or grown: ENOSPC (errno 28) or its tag.
-_DISK_FULL = re.compile(r"No space left|DISK FULL|\[errno=28\]|errno=28\b", re.I)
-#: Free bytes below which a disk counts as full when a server could not start on it.
-FULL_DISK_BYTES = 64 * 2**20
-
-
 def _log_since(log_path: Path, log_start: int) -> str:
     try:
         with open(log_path, "rb") as fh:
@@ -368,24 +345,6 @@ def _log_since(log_path: Path, log_start: int) -> str:
             return fh.read().decode(errors="replace")
     except OSError:
         return ""
-
-
-def disk_full_error(root: Path) -> QuestDBError:
-    free = shutil.disk_usage(root).free if root.exists() else 0
-    return QuestDBError(
-        f"QuestDB could not start because the disk of its data directory {root} is full "
-        f"({free / 2**20:,.0f} MiB free): free space there or point TMPDIR at a bigger disk, "
-        f"then rerun."
-    )
-
-
-def _raise_if_disk_full(root: Path | None, log_path: Path, log_start: int) -> None:
-    """A server that exited while starting on a full disk: say so (and not "a damaged jar")."""
-    if root is None:
-        return
-    free = shutil.disk_usage(root).free if root.exists() else 0
-    if free < FULL_DISK_BYTES or _DISK_FULL.search(_log_since(log_path, log_start)):
-        raise disk_full_error(root)
 
 
 def _raise_if_port_taken(log_path: Path, log_start: int, fixed_ports: dict[str, int]) -> None:

@@ -7,7 +7,8 @@ import time
 from collections.abc import Iterable
 
 from ingestbench.disk import existing_ancestor
-from ingestbench.server.process import FULL_DISK_BYTES, QuestDB, QuestDBError
+from ingestbench.server.data_dir import FULL_DISK_BYTES
+from ingestbench.server.process import QuestDB, QuestDBError
 from ingestbench.tsbs.columns import (  # noqa: F401 (COLUMNS, FIELDS, TAGS: re-exported)
     COLUMNS,
     FIELDS,

@@ -1,4 +1,5 @@
-"""Data directories nobody owns any more, removed.
+"""An embedded server's data directory: made under TMPDIR with the file naming its owner, told
+when its disk is full, and removed once nobody owns it any more.
 
 An embedded server's data directory (hundreds of MB per job) goes when its job ends, also on
 failure, Ctrl-C and SIGTERM; a job killed by SIGKILL or the OOM killer takes its server with it
@@ -11,9 +12,11 @@ A directory kept on purpose (questdb.keep_data) gives its owner file up and is n
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import logging
 import os
+import re
 import shutil
 import socket
 import tempfile
@@ -21,9 +24,58 @@ from pathlib import Path
 
 import psutil
 
+from ingestbench.errors import UserError
+
 log = logging.getLogger(__name__)
 OWNER_FILE = ".ingestbench-owner.json"
 PREFIX = "ingestbench-questdb-"
+
+
+class DiskFullAtStart(UserError):
+    """The disk under a starting server's data directory is full."""
+
+
+# What QuestDB's log says when a file cannot be written or grown: ENOSPC (errno 28) or its tag.
+_DISK_FULL = re.compile(r"No space left|DISK FULL|errno=28\b", re.I)
+#: Free bytes below which a disk counts as full when a server could not start on it.
+FULL_DISK_BYTES = 64 * 2**20
+
+
+def disk_full_error(root: Path) -> UserError:
+    free = shutil.disk_usage(root).free if root.exists() else 0
+    return DiskFullAtStart(
+        f"QuestDB could not start because the disk of its data directory {root} is full "
+        f"({free / 2**20:,.0f} MiB free): free space there or point TMPDIR at a bigger disk, "
+        f"then rerun."
+    )
+
+
+def raise_if_full_at_start(root: Path | None, log_text: str) -> None:
+    """A server that exited while starting (`log_text`: its log of that start) on a full disk:
+    say so (and not "a damaged jar")."""
+    if root is None:
+        return
+    free = shutil.disk_usage(root).free if root.exists() else 0
+    if free < FULL_DISK_BYTES or _DISK_FULL.search(log_text):
+        raise disk_full_error(root)
+
+
+def new_data_dir() -> Path:
+    """A fresh data directory under TMPDIR, with its `import` (copy root) and `tmp` folders and
+    the file naming this process as its owner."""
+    root = None
+    try:
+        root = Path(tempfile.mkdtemp(prefix=PREFIX))
+        for sub in ("import", "tmp"):
+            (root / sub).mkdir()
+        claim(root)
+    except OSError as exc:
+        if root is not None:
+            shutil.rmtree(root, ignore_errors=True)
+        if exc.errno == errno.ENOSPC:
+            raise disk_full_error(Path(tempfile.gettempdir())) from None
+        raise
+    return root
 
 
 def _start_time(pid: int) -> float | None:

@@ -24,6 +24,7 @@ from tests.faults.test_faults import (
     _external,
     _ingest_files,
     assert_no_result,
+    copy_cached_jar,
     error_sentence,
     finish,
     ilp_connected,
@@ -31,6 +32,13 @@ from tests.faults.test_faults import (
     wait_for,
     write_config,
 )
+
+
+@pytest.fixture(scope="module")
+def jar_cache(questdb_jar, tmp_path_factory):
+    """A private copy of the cached jar. Its JVM AOT cache is made by the first job, or not (on a
+    loaded machine the recording server may outlast its stop): these faults do not depend on it."""
+    return copy_cached_jar(questdb_jar, tmp_path_factory.mktemp("private") / "cache").parent
 
 
 def dataset_copy(dataset, into: Path) -> Path:
@@ -53,7 +61,7 @@ def data_dir_of(server) -> Path:
 # validation (which a run by hand never reaches)
 
 
-def test_a_malformed_csv_line_through_imp_fails_the_job(tiny_dataset, private_cache, tmp_path):
+def test_a_malformed_csv_line_through_imp_fails_the_job(tiny_dataset, jar_cache, tmp_path):
     parquet = dataset_copy(tiny_dataset, tmp_path / "data")
     data = parquet.with_suffix(".csv")
     lines = tiny_dataset["csv"].read_text().splitlines(keepends=True)
@@ -61,7 +69,7 @@ def test_a_malformed_csv_line_through_imp_fails_the_job(tiny_dataset, private_ca
     data.write_text("".join(lines))
     variant = "none-server_csv-csv-http"
     config = write_config(tmp_path / "c.yaml", warmup_rows=0,
-                          questdb={"cache_dir": str(private_cache)})  # fmt: skip
+                          questdb={"cache_dir": str(jar_cache)})  # fmt: skip
     out = tmp_path / "run.json"
     proc = ingest_cli(variant, data, config, out, tmp_path)
     code, stderr = finish(proc, ProcessTree(proc))
@@ -130,10 +138,10 @@ def small_disk(tmp_path):
         subprocess.run(["umount", str(mount)], check=True)
 
 
-def test_a_disk_filled_mid_ingest_gives_the_cause(big_dataset, private_cache, small_disk, tmp_path):
+def test_a_disk_filled_mid_ingest_gives_the_cause(big_dataset, jar_cache, small_disk, tmp_path):
     variant = "pandas-dataframe-parquet-http"
     config = write_config(tmp_path / "c.yaml", warmup_rows=0,
-                          questdb={"cache_dir": str(private_cache)})  # fmt: skip
+                          questdb={"cache_dir": str(jar_cache)})  # fmt: skip
     out = tmp_path / "run.json"
     env = {**os.environ, "TMPDIR": str(small_disk)}  # where the server keeps its data
     proc = ingest_cli(variant, big_dataset["parquet"], config, out, tmp_path, env=env)
@@ -154,11 +162,11 @@ def test_a_disk_filled_mid_ingest_gives_the_cause(big_dataset, private_cache, sm
     assert list(small_disk.iterdir()) == []  # no data directory left behind
 
 
-def test_a_full_disk_at_server_start_says_so(tiny_dataset, private_cache, small_disk, tmp_path):
+def test_a_full_disk_at_server_start_says_so(tiny_dataset, jar_cache, small_disk, tmp_path):
     filler = small_disk / "filler"
     filler.write_bytes(b"\0" * (250 * 2**20))  # 6 MiB left: too little for a server
     variant = "pandas-dataframe-parquet-http"
-    config = write_config(tmp_path / "c.yaml", questdb={"cache_dir": str(private_cache)})
+    config = write_config(tmp_path / "c.yaml", questdb={"cache_dir": str(jar_cache)})
     out = tmp_path / "run.json"
     env = {**os.environ, "TMPDIR": str(small_disk)}
     proc = ingest_cli(variant, tiny_dataset["parquet"], config, out, tmp_path, env=env)
@@ -180,12 +188,10 @@ def test_a_full_disk_at_server_start_says_so(tiny_dataset, private_cache, small_
 # A server that stops answering; a job killed too hard to clean up
 
 
-def test_a_stopped_server_fails_the_repeat_within_its_deadline(
-    big_dataset, private_cache, tmp_path
-):
+def test_a_stopped_server_fails_the_repeat_within_its_deadline(big_dataset, jar_cache, tmp_path):
     variant = "pandas-dataframe-parquet-tcp"
     config = write_config(tmp_path / "c.yaml", warmup_rows=0, guards={"repeat_deadline_s": 5},
-                          questdb={"cache_dir": str(private_cache)})  # fmt: skip
+                          questdb={"cache_dir": str(jar_cache)})  # fmt: skip
     out = tmp_path / "run.json"
     proc = ingest_cli(variant, big_dataset["parquet"], config, out, tmp_path)
     tree = ProcessTree(proc)
@@ -208,13 +214,13 @@ def test_a_stopped_server_fails_the_repeat_within_its_deadline(
 
 
 def test_the_data_directory_of_a_killed_job_is_gone_after_the_next_job(
-    big_dataset, tiny_dataset, private_cache, tmp_path
+    big_dataset, tiny_dataset, jar_cache, tmp_path
 ):
     tmpdir = tmp_path / "tmp"  # this test's own TMPDIR: other runs' directories are not its
     tmpdir.mkdir()
     env = {**os.environ, "TMPDIR": str(tmpdir)}
     config = write_config(tmp_path / "c.yaml", warmup_rows=0,
-                          questdb={"cache_dir": str(private_cache)})  # fmt: skip
+                          questdb={"cache_dir": str(jar_cache)})  # fmt: skip
     out = tmp_path / "run.json"
     proc = ingest_cli("pandas-dataframe-parquet-tcp", big_dataset["parquet"], config, out,
                       tmp_path, env=env)  # fmt: skip
@@ -245,12 +251,12 @@ def _run_file_contention(path: Path) -> dict:
     return json.loads(path.read_text())["contention"]
 
 
-def test_two_concurrent_runs_are_both_marked_contended(tiny_dataset, private_cache, tmp_path):
+def test_two_concurrent_runs_are_both_marked_contended(tiny_dataset, jar_cache, tmp_path):
     """Run A is paused once its server is up; B starts (and sees A), and is paused once its
     server is up; A goes on (and sees B), then B: both overlap, whatever the machine's speed."""
     env = {**os.environ, "TMPDIR": str(tmp_path)}  # both runs' data directories, and no other
     config = write_config(tmp_path / "c.yaml", warmup_rows=0, repeats=2,
-                          questdb={"cache_dir": str(private_cache)})  # fmt: skip
+                          questdb={"cache_dir": str(jar_cache)})  # fmt: skip
     outs = [tmp_path / "a.json", tmp_path / "b.json"]
     variant = "pandas-dataframe-parquet-http"
     a = ingest_cli(variant, tiny_dataset["parquet"], config, outs[0], tmp_path, env=env)
@@ -273,12 +279,12 @@ def test_two_concurrent_runs_are_both_marked_contended(tiny_dataset, private_cac
     assert a_server.pid not in seen_by_a["other_questdb_pids"]  # its own server is no contention
 
 
-def test_an_exclusive_run_refuses_to_start_beside_another(tiny_dataset, private_cache, tmp_path):
+def test_an_exclusive_run_refuses_to_start_beside_another(tiny_dataset, jar_cache, tmp_path):
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     config = write_config(tmp_path / "c.yaml", warmup_rows=0,
-                          questdb={"cache_dir": str(private_cache)})  # fmt: skip
+                          questdb={"cache_dir": str(jar_cache)})  # fmt: skip
     exclusive = write_config(tmp_path / "x.yaml", warmup_rows=0, guards={"exclusive": True},
-                             questdb={"cache_dir": str(private_cache)})  # fmt: skip
+                             questdb={"cache_dir": str(jar_cache)})  # fmt: skip
     variant = "pandas-dataframe-parquet-http"
     a = ingest_cli(variant, tiny_dataset["parquet"], config, tmp_path / "a.json", tmp_path, env=env)
     a_tree = ProcessTree(a)

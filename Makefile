@@ -64,7 +64,8 @@ test-quick: install
 	$(BIN)/python -m pytest tests/unit tests/integration
 
 ## Faults injected against real servers and workflows (killed servers and workers, Ctrl-C, a
-## corrupted jar, damaged data, a full disk, two clones at once); about 5 minutes.
+## corrupted jar, damaged data, a full disk, two clones at once; a server that stops, fills its
+## disk or changes rows, a killed job, two runs at once); about 8 minutes.
 test-faults: install
 	$(BIN)/python -m pytest -m faults tests/faults
 

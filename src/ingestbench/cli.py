@@ -169,6 +169,11 @@ def run_ingest(args: argparse.Namespace) -> int:
             f"{args.variant!r} is not a variant name; list valid ones with `ingestbench variants`."
         ) from None
     data = Path(args.data)
+    if not data.exists():
+        raise UserError(
+            f"the data file {data} given to --data does not exist; check the path, or write the "
+            f"dataset with `ingestbench generate` first."
+        )
     manifest = data.with_name(data.name.rsplit(".", 1)[0] + ".manifest.json")
     if not manifest.is_file():
         raise UserError(f"{manifest} is missing; write it with `ingestbench generate`.")

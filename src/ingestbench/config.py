@@ -102,9 +102,9 @@ def load_config(path: Path) -> dict[str, Any]:
     return validate_config(config)
 
 
-#: Keys that choose side jobs, where results go or how they are drawn, not the benchmark: runs
-#: that differ only in them are one config.
-NOT_BENCHMARK_KEYS = frozenset({"dtype_matrix", "results_dir", "data_dir", "charts"})
+#: Keys that choose side jobs, where results go or how they are drawn, or what a job refuses or
+#: gives up on, not the benchmark: runs that differ only in them are one config.
+NOT_BENCHMARK_KEYS = frozenset({"dtype_matrix", "results_dir", "data_dir", "charts", "guards"})
 #: Keys of a section that cannot change what a run measures or finds: where the jar is cached,
 #: how long to wait for a server's start or stop, whether its data directory is kept for
 #: debugging; how much memory DuckDB takes before it spills, whether an export is kept.
@@ -174,6 +174,12 @@ class ValidationSettings:
 
 
 @dataclass(frozen=True)
+class GuardSettings:
+    repeat_deadline_s: float | None  # None: server.deadline.default_limit_s of the rows
+    exclusive: bool  # refuse to start while another run is active
+
+
+@dataclass(frozen=True)
 class DatasetSpec:
     """One `datasets[]` entry: its label and the generator's parameters (`params`)."""
 
@@ -200,6 +206,7 @@ class Settings:
     warmup_rows: int
     questdb: QuestDBSettings
     validation: ValidationSettings
+    guards: GuardSettings
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Settings:
@@ -214,6 +221,7 @@ class Settings:
             warmup_rows=config["warmup_rows"],
             questdb=QuestDBSettings.from_config(config),
             validation=_known(ValidationSettings, config["validation"]),
+            guards=_known(GuardSettings, config["guards"]),
         )
 
     def replace(self, **changes: Any) -> Settings:

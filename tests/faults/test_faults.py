@@ -322,7 +322,11 @@ def _mistyped_column(good: Path, data: Path) -> None:
 # damaged file (test_a_damaged_data_file) is worth deleting; the others are good files in the
 # wrong place, and their sentence says so.
 INPUT_CASES = {
-    "missing": (None, r"input file {data} does not exist; run the generate rule first\."),
+    "missing": (
+        None,
+        r"the data file {data} given to --data does not exist; check the path, or write the "
+        r"dataset with `ingestbench generate` first\.",
+    ),
     "other format": (
         _other_format,
         r"{data} holds text \(CSV, perhaps\), not Parquet, and this variant reads Parquet: "

@@ -74,6 +74,24 @@ def test_a_document_that_fails_the_schema_is_refused_in_one_sentence(tmp_path, d
         check({k: v for k, v in doc.items() if k != "variants"}, "x.json")
 
 
+def test_a_broken_document_is_skipped_with_a_warning_and_the_others_are_read(tmp_path, doc, caplog):
+    good = write_document(RESULTS, tmp_path, "reference")
+    (tmp_path / "truncated.json").write_text(good.read_text()[:200])
+    (tmp_path / "hostile.json").write_text(json.dumps({**doc, "machine": "<script>"}))
+    with caplog.at_level("WARNING", logger="ingestbench.publish.archive"):
+        docs = read_archive(tmp_path)
+    assert [d["id"] for d in docs] == [doc["id"]]
+    warnings = sorted(r.getMessage() for r in caplog.records)
+    assert len(warnings) == 2
+    hostile, truncated = tmp_path / "hostile.json", tmp_path / "truncated.json"
+    assert f"the archive document {hostile} does not match archive.schema.json" in warnings[0]
+    assert warnings[0].endswith("fix or remove it.")
+    assert warnings[1].startswith(f"skipped an archive document: the archive document {truncated} "
+                                  f"is not valid JSON (")  # fmt: skip
+    assert warnings[1].endswith(f"restore it (git checkout -- {truncated}) or remove it (git rm "
+                                f"{truncated}).")  # fmt: skip
+
+
 @pytest.mark.parametrize(("version", "advice"), [(2, "update ingestbench"), (0, "rebuild it")])
 def test_other_schema_versions_are_named(doc, version, advice):
     with pytest.raises(ArchiveError, match=rf"has schema_version {version}, but this ingestbench "

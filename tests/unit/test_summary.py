@@ -293,3 +293,20 @@ def test_a_checkout_is_dirty_for_changed_code_not_for_rewritten_results(tmp_path
     assert git_info(tmp_path)["git_dirty"] is False
     (tmp_path / "rules.smk").write_text("rule all:\n    input: []\n")
     assert git_info(tmp_path)["git_dirty"] is True
+
+
+def test_contended_runs_are_marked(tmp_path):
+    shutil.copytree(FIXTURE, tmp_path / "r")
+    path = tmp_path / "r" / "runs" / BIG / "pandas-rows-parquet-http.json"
+    doc = json.loads(path.read_text())
+    doc["contention"] = {"contended": True, "other_questdb_pids": [7], "other_job_pids": [],
+                         "load_1m_max": 3.5, "cores": 2}  # fmt: skip
+    path.write_text(json.dumps(doc))
+    df = summarize(run_paths(tmp_path / "r"), validation_paths(tmp_path / "r"))
+    assert row(df, "pandas-rows-parquet-http")["contended"]
+    assert not row(df, "pandas-dataframe-parquet-http")["contended"]
+    md = to_markdown(df)
+    assert "`pandas-rows-parquet-http` (contended)" in md
+    assert f"**Contended:** `{BIG}/pandas-rows-parquet-http` shared the machine" in md
+    df.to_csv(tmp_path / "summary.csv", index=False)
+    assert read_summary(tmp_path / "summary.csv")["contended"].sum() == 1

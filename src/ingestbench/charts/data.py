@@ -43,6 +43,14 @@ def by_dataset(df: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     return [(name, df[df["dataset"] == name]) for name in order]
 
 
+def marked_variants(df: pd.DataFrame) -> pd.Series:
+    """Variant names, those of runs that shared the machine with other work marked."""
+    if "contended" not in df:
+        return df["variant"]
+    contended = df["contended"].fillna(False).astype(bool)
+    return df["variant"].where(~contended, df["variant"] + " (contended)")
+
+
 def series_label(df: pd.DataFrame) -> pd.Series:
     """library · format · transport: one line per such combination in the line charts."""
     return df["library"] + " · " + df["format"] + " · " + df["transport"]

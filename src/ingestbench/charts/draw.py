@@ -33,6 +33,7 @@ from ingestbench.charts.data import (  # noqa: E402
     batch_data,
     by_dataset,
     cpu_data,
+    marked_variants,
     read_times,
     scaling_data,
     series_label,
@@ -101,6 +102,7 @@ def throughput(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
     )
     for (_, group), (ax_rows, ax_mib) in zip(groups, axes, strict=True):
         data = group.sort_values("rows_per_s_median", ascending=False)
+        data = data.assign(variant=marked_variants(data))
         hbars(
             ax_rows, data, "rows_per_s_median", "rows_per_s_min", "rows_per_s_max", xlabel="rows/s"
         )

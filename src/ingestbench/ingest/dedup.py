@@ -17,6 +17,7 @@ from questdb import Sender
 from ingestbench.errors import UserError
 from ingestbench.ingest.methods import Job, client_errors, dataframe_into
 from ingestbench.ingest.readers import read_frame
+from ingestbench.server.table import wait_wal
 from ingestbench.variants import Variant
 
 #: Rows sent again: enough to cross several epochs and every host, at most what the table holds.
@@ -36,7 +37,7 @@ def replay_check(job: Job, parquet: Path) -> dict[str, Any]:
     with client_errors(replay, "replaying rows"), Sender.from_conf(replay.conf()) as sender:
         dataframe_into(sender, frame, job.tables[0].spec)
         sender.flush()
-    job.qdb.sql(f"SELECT wait_wal_table('{job.table}')")
+    wait_wal(job.qdb, job.table)
     count = int(job.qdb.scalar(f"SELECT count() FROM {job.table}"))
     if count != job.rows:
         raise DedupError(

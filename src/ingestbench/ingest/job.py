@@ -17,9 +17,11 @@ from typing import TYPE_CHECKING, Any
 from ingestbench.config import Settings
 from ingestbench.environment import host_info
 from ingestbench.files import load_json, space_for, write_json_atomic
+from ingestbench.ingest.contention import Contention
 from ingestbench.results.records import SCHEMA_VERSION, RunFile, write_run
 from ingestbench.server.configured import questdb_server
 from ingestbench.server.process import QuestDB
+from ingestbench.tsbs.columns import table_file
 from ingestbench.variants import ROW_LOOP_METHODS, Variant
 
 if TYPE_CHECKING:
@@ -91,10 +93,18 @@ def ingest_job(
     `recorded_settings` (ingestbench.rule_inputs.ingest_settings) go into the run file: what
     it ran under, which the summary checks against the config."""
     manifest = load_json(files.manifest, "dataset manifest")
+    contention = Contention().look()  # before this job's own server exists
+    if settings.guards.exclusive:
+        contention.refuse_if_busy()
     # The server first: its JVM starts (about 1 s) while this process imports (about 1 s).
     imports = functools.partial(import_measuring_code, variant.library)
     with questdb_server(settings.questdb, jar, server_log, while_starting=imports) as qdb:
-        doc = _measure(qdb, settings, variant, files, manifest)
+        contention.qdb = qdb
+        doc = _measure(qdb, settings, variant, files, manifest, contention)
+    doc["contention"] = contention.to_dict()
+    if contention.contended:
+        log.warning("%s shared the machine with other work during its repeats (%s); its run "
+                    "is marked as contended", variant.name, doc["contention"])  # fmt: skip
     doc["host"] = host_info()
     if recorded_settings is not None:
         doc["settings"] = dict(recorded_settings)
@@ -112,12 +122,18 @@ def import_measuring_code(library: str) -> None:
 
 
 def _measure(
-    qdb: QuestDB, settings: Settings, variant: Variant, files: IngestFiles, manifest: dict[str, Any]
+    qdb: QuestDB,
+    settings: Settings,
+    variant: Variant,
+    files: IngestFiles,
+    manifest: dict[str, Any],
+    contention: Contention | None = None,
 ) -> dict[str, Any]:
     """The repeats, then the table's aggregates and export: the run document, without its host."""
     from ingestbench.ingest.dedup import replay_check
     from ingestbench.ingest.methods import Job
-    from ingestbench.ingest.runner import run_variant
+    from ingestbench.ingest.runner import RepeatGuards, run_variant
+    from ingestbench.server.deadline import default_limit_s
     from ingestbench.validate import export_table, questdb_aggregates
 
     dataset = dataset_summary(manifest)
@@ -129,7 +145,10 @@ def _measure(
     job = Job(qdb, settings.table, variant, Path(files.data), rows,
               settings.ilp_protocol_version, dedup=dataset["dedup"],
               field_type=dataset["field_type"], parts=parts)  # fmt: skip
-    doc = run_variant(job, dataset, settings.repeats, settings.warmup_rows)
+    deadline_s = settings.guards.repeat_deadline_s or default_limit_s(rows)
+    source = functools.partial(source_checks_of, job, files, dataset)
+    guards = RepeatGuards(source, settings.validation.rel_tolerance, deadline_s, contention)
+    doc = run_variant(job, dataset, settings.repeats, settings.warmup_rows, guards=guards)
     if job.dedup:  # every dataset has its Parquet beside the manifest
         parquet = Path(files.manifest).with_name(f"{dataset['name']}.parquet")
         doc["dedup_replay"] = replay_check(job, parquet)
@@ -147,3 +166,23 @@ def _measure(
                 target = Path(files.export) / part.spec.table if parts else Path(files.export)
                 export_table(qdb, part.spec.table, target, piece_rows=piece_rows)
     return doc
+
+
+def source_checks_of(job: Any, files: IngestFiles, dataset: dict[str, Any]) -> dict[str, Any]:
+    """Each table's checks (validate.repeat_checks), by DuckDB over the dataset's Parquet beside
+    its manifest, else over the job's own file when that is CSV or Parquet; of the rows the job
+    ingests (a capped row loop ingests the first rows in file order)."""
+    from ingestbench.validate.repeat_checks import source_checks
+
+    parquet = Path(files.manifest).with_name(f"{dataset['name']}.parquet")
+    source = parquet if parquet.exists() else Path(files.data)
+    if source.suffix not in (".parquet", ".csv"):
+        log.warning("no Parquet or CSV of %s beside %s: its repeats are checked by their row "
+                    "count only", dataset["name"], files.manifest)  # fmt: skip
+        return {}
+    checks = {}
+    for part in job.tables:
+        path = table_file(source, part.spec) if job.parts else source
+        whole = not job.parts and part.rows == dataset["rows"]
+        checks[part.spec.table] = source_checks(path, part.spec, None if whole else part.rows)
+    return checks

@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import psutil
 from tqdm import tqdm
 
+from ingestbench.errors import UserError
+from ingestbench.ingest.contention import Contention
 from ingestbench.ingest.methods import METHODS, Job
 from ingestbench.ingest.readers import import_libraries
 from ingestbench.ingest.timing import Clock, whole_file_end_to_end
 from ingestbench.ingest.warmup import warm_up
 from ingestbench.results.records import END_TO_END_PHASES, PHASES, SCHEMA_VERSION
-from ingestbench.server.table import disk_bytes, recreate_table, wait_visible
+from ingestbench.server.deadline import Deadline
+from ingestbench.server.table import disk_bytes, raise_send_cause, recreate_table, wait_visible
 
 log = logging.getLogger(__name__)
 HEARTBEAT_S = 10.0
@@ -132,18 +138,72 @@ def _client_cpu() -> float:
     return t.user + t.system
 
 
-def run_repeat(job: Job, index: int, bar=None) -> dict[str, Any]:
-    """One timed ingestion into a freshly created table."""
+@dataclasses.dataclass
+class RepeatGuards:
+    """What every repeat's tables are checked against (validate.repeat_checks): each table's
+    checks of its source (`source` computes them, once, when the first repeat has read the data:
+    a damaged file is then told by the variant's reader), and the tolerance for sums of doubles;
+    how long its server may make no progress (server.deadline); what else runs on the machine."""
+
+    source: Callable[[], dict[str, dict[str, Any]]]
+    rel_tolerance: float
+    deadline_s: float
+    contention: Contention | None = None  # looked at before and after every repeat
+
+    @functools.cached_property
+    def expected(self) -> dict[str, dict[str, Any]]:
+        return self.source()
+
+    def check(self, job: Job, index: int) -> None:
+        from ingestbench.validate.repeat_checks import check_repeat
+
+        parts = [(p.spec.table, p.spec) for p in job.tables if p.spec.table in self.expected]
+        label = f"{job.variant.name} repeat {index}"
+        check_repeat(job.qdb, parts, self.expected, label, self.rel_tolerance)
+
+
+def run_repeat(
+    job: Job, index: int, bar=None, guards: RepeatGuards | None = None
+) -> dict[str, Any]:
+    """One timed ingestion into a freshly created table, then (untimed) its checks; within the
+    guards' deadline when given."""
+    clock = Clock()
+    label = f"{job.variant.name} repeat {index}"
+    if guards is None:
+        return _repeat(job, index, clock, label, bar, None)
+    if guards.contention is not None:
+        guards.contention.look()
+    with Deadline(
+        job.qdb, guards.deadline_s, label, lambda: WAITING_FOR.get(clock.current, clock.current)
+    ):
+        return _repeat(job, index, clock, label, bar, guards)
+
+
+#: What a repeat waits for in each phase of its clock, in words.
+WAITING_FOR = {
+    "read": "its client to read the data file",
+    "convert": "its client to convert the rows",
+    "send": "the server to accept the rows",
+    "visible": "the rows to become visible (the WAL applied)",
+}
+
+
+def _repeat(
+    job: Job, index: int, clock: Clock, label: str, bar, guards: RepeatGuards | None
+) -> dict[str, Any]:
     method = METHODS[job.variant.method]()
     for part in job.tables:
         recreate_table(job.qdb, part.spec, dedup=job.dedup)
     server_cpu0, cpu0 = job.qdb.cpu_seconds(), _client_cpu()
-    clock = Clock()
-    with Heartbeat(f"{job.variant.name} repeat {index}", clock, bar):
+    with Heartbeat(label, clock, bar):
         with PeakRss(job.qdb.pid) as rss:
             started = time.perf_counter()  # before the clock's start: elapsed spans every lap
             clock.restart()
-            state = method.send_pass(job, clock)
+            try:
+                state = method.send_pass(job, clock)
+            except UserError as exc:  # a suspended table or a full disk is the cause to tell
+                raise_send_cause(job.qdb, [p.spec.table for p in job.tables])
+                raise exc from None
             for part in job.tables:
                 wait_visible(job.qdb, part.spec.table, part.rows)
             clock.lap("visible")
@@ -152,6 +212,10 @@ def run_repeat(job: Job, index: int, bar=None) -> dict[str, Any]:
         # After the CPU readings: not charged.
         sizes = [disk_bytes(job.qdb, part.spec.table) for part in job.tables]
         table_bytes = None if None in sizes else sum(sizes)
+        if guards is not None:
+            guards.check(job, index)
+            if guards.contention is not None:
+                guards.contention.look()
         # The serialize pass runs apart, after the phases of end_to_end (ingestbench.ingest.timing),
         # so client CPU and peak RSS exclude it.
         clock.current = "serialize (the separate pass)"
@@ -177,14 +241,26 @@ def run_repeat(job: Job, index: int, bar=None) -> dict[str, Any]:
     }
 
 
-def run_variant(job: Job, dataset: dict[str, Any], repeats: int, warmup_rows: int = 0) -> dict:
-    """An untimed warm-up (unless warmup_rows is 0), then all repeats; the run-file document."""
+def run_variant(
+    job: Job,
+    dataset: dict[str, Any],
+    repeats: int,
+    warmup_rows: int = 0,
+    guards: RepeatGuards | None = None,
+) -> dict:
+    """An untimed warm-up (unless warmup_rows is 0), then all repeats, each checked and within
+    a deadline when `guards` are given; the run-file document."""
     import_libraries(job.variant.library)
-    warmup = warm_up(job, warmup_rows, dataset.get("rows") or job.rows)
+    guarded = contextlib.nullcontext()
+    if guards is not None:
+        guarded = Deadline(job.qdb, guards.deadline_s, f"{job.variant.name} warm-up",
+                           lambda: "the warm-up's rows")  # fmt: skip
+    with guarded:
+        warmup = warm_up(job, warmup_rows, dataset.get("rows") or job.rows)
     results = []
     bar = tqdm(range(repeats), desc=job.variant.name, unit="repeat", disable=None)
     for i in bar:
-        result = run_repeat(job, i, bar)
+        result = run_repeat(job, i, bar, guards)
         result["cold"] = result["cold"] and warmup is None  # a warm-up met the cold server
         results.append(result)
         log.info("repeat %d: %s, end_to_end %.3f s (%.0f rows/s)", i, result["phases"],
@@ -203,4 +279,5 @@ def run_variant(job: Job, dataset: dict[str, Any], repeats: int, warmup_rows: in
         "server": {"mode": "embedded" if job.qdb.pid else "external", "version": job.qdb.version()},
         "warmup": warmup,
         "repeats": results,
+        **({"repeat_checks": sorted(guards.expected)} if guards and guards.expected else {}),
     }

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import math
 import re
 from pathlib import Path
@@ -26,8 +27,10 @@ import jsonschema
 
 from ingestbench import CHECKOUT
 from ingestbench.errors import UserError
-from ingestbench.files import ResultFileError, load_json, write_json_atomic
+from ingestbench.files import load_json, write_json_atomic
 from ingestbench.results.records import STATS, TIMES
+
+log = logging.getLogger(__name__)
 
 #: Bump when a field changes meaning or goes away; READABLE lists the versions readers take.
 ARCHIVE_VERSION = 1
@@ -122,6 +125,8 @@ def variant_entry(row: dict[str, Any]) -> dict[str, Any]:
         "table_disk_bytes": None if disk is None else int(disk * 2**20),
         "validated": _validated(row.get("validated")),
         "ceiling_fraction": _number(row.get("ceiling_fraction")),
+        # Another QuestDB or job shared the machine during its repeats (ingest.contention).
+        "contended": _validated(row.get("contended")) is True,
     }
 
 
@@ -240,14 +245,39 @@ def write_document(results: Path, archive: Path, label: str | None = None) -> Pa
 
 
 def read_document(path: Path) -> dict[str, Any]:
+    """One archive document, checked; else ArchiveError saying how to fix or remove it."""
+    path = Path(path)
     try:
-        doc = load_json(path, "archive document", ArchiveError)
-    except ResultFileError as exc:
-        raise ArchiveError(str(exc)) from None
+        doc = json.loads(path.read_text())
+    except OSError as exc:
+        raise ArchiveError(
+            f"cannot read the archive document {path} ({exc.strerror}); make it readable or "
+            f"remove it (git rm {path})."
+        ) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise ArchiveError(
+            f"the archive document {path} is not valid JSON ({reason}); restore it (git checkout "
+            f"-- {path}) or remove it (git rm {path})."
+        ) from None
     return check(doc, path)
 
 
 def read_archive(archive: Path) -> list[dict[str, Any]]:
-    """Every document under `archive` (checked), oldest first."""
-    docs = [read_document(p) for p in sorted(Path(archive).glob("*.json"))]
+    """Every valid document under `archive`, oldest first. A document is untrusted input (it may
+    come by pull request): one that cannot be read or fails the schema is left out with a
+    warning naming it and the fix, and the others are still read."""
+    docs, seen = [], set()
+    for path in sorted(Path(archive).glob("*.json")):
+        try:
+            doc = read_document(path)
+        except ArchiveError as exc:
+            log.warning("skipped an archive document: %s", exc)
+            continue
+        if doc["id"] in seen:
+            log.warning("skipped the archive document %s: its id %s is another document's; "
+                        "remove one of the two.", path, doc["id"])  # fmt: skip
+            continue
+        seen.add(doc["id"])
+        docs.append(doc)
     return sorted(docs, key=lambda d: (d["date_utc"], d["id"]))

@@ -76,6 +76,17 @@ def collect(archive: Path, results: Path | None) -> list[dict[str, Any]]:
     return docs
 
 
+# Documents are untrusted: no "<" (which could end the script element or open a comment in it
+# that swallows the rest of the page), ">" or "&" reaches the HTML; JSON's \u escapes read the same.
+_INLINE_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                                 "\u2028": "\\u2028", "\u2029": "\\u2029"})  # fmt: skip
+
+
+def inline_json(data: Any) -> str:
+    """`data` as JSON safe inside a <script> element, whatever its strings hold."""
+    return json.dumps(data, separators=(",", ":")).translate(_INLINE_ESCAPES)
+
+
 def page(docs: list[dict[str, Any]], built: str | None = None) -> str:
     import vl_convert
 
@@ -86,8 +97,7 @@ def page(docs: list[dict[str, Any]], built: str | None = None) -> str:
         "specs": {"rate": rate_chart(), "costs": cost_charts(), "history": history_chart()},
         "built": built or dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
-    # "</" may not appear inside a script element; JSON allows the escaped form.
-    inline = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    inline = inline_json(data)
     html = (PAGE / "page.html").read_text()
     for marker, text in (
         ("/*STYLE*/", (PAGE / "page.css").read_text()),

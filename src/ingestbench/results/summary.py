@@ -258,6 +258,8 @@ def summarize(
     warm = pd.DataFrame([warmup_columns(r.to_dict()) for r in records], index=df.index)
     df[list(warm.columns)] = warm
     df = add_ceiling_fraction(df)
+    # Another QuestDB or another job ran on the machine during the repeats (ingest.contention).
+    df["contended"] = [bool((r.extra.get("contention") or {}).get("contended")) for r in records]
     df["hosts"], df["mixed_machines"] = host_columns([r.to_dict() for r in records])
     for col in (
         "dataset_rows",
@@ -283,6 +285,8 @@ def summarize(
 def read_summary(path: Path) -> pd.DataFrame:
     """summary.csv as written by write_summary (booleans and integers restored)."""
     df = pd.read_csv(path)
+    if "contended" in df:
+        df["contended"] = df["contended"].map({True: True, "True": True}).fillna(False).astype(bool)
     if "validated" in df:
         df["validated"] = (
             df["validated"]
@@ -357,8 +361,9 @@ def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 
             )
             cold = "–" if pd.isna(r["cold_end_to_end_s"]) else f"{r['cold_end_to_end_s']:.2f}"
             validated = {True: "yes", False: "**FAILED**"}.get(r["validated"], "not checked")
+            name = f"`{r['variant']}`" + (" (contended)" if r.get("contended") in (True,) else "")
             lines.append(
-                f"| {i} | `{r['variant']}` | {rate} | {_fmt_rate(r['mib_per_s_median'], 1, 1)} | "
+                f"| {i} | {name} | {rate} | {_fmt_rate(r['mib_per_s_median'], 1, 1)} | "
                 f"{r['end_to_end_s_median']:.2f} | {cold} | {speedup} | {vs_iterrows} | "
                 f"{_fmt_rate(r.get('client_rss_bytes_max', math.nan), MIB)} | {validated} |"
             )
@@ -388,6 +393,16 @@ def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 
             + " ran on more than one kind of machine (CPU model or core count; see the `hosts` "
             "column and each run file's `host`), so their rates are not comparable with each "
             "other. Pin the ingestion jobs to one node type to compare them.",
+        ]
+    if "contended" in df and df["contended"].fillna(False).astype(bool).any():
+        busy = df[df["contended"].fillna(False).astype(bool)]
+        lines += [
+            "",
+            "**Contended:** "
+            + ", ".join(f"`{d}/{v}`" for d, v in zip(busy["dataset"], busy["variant"], strict=True))
+            + " shared the machine with another QuestDB or another job of this workflow during "
+            "their repeats (each run file's `contention` says which, and the machine's load), so "
+            "their rates are lower than the machine gives; rerun them alone to compare them.",
         ]
     failed = df[df["validated"] == False]  # noqa: E712 (nullable boolean)
     if not failed.empty:

@@ -5,9 +5,13 @@
   readiness and stop (127.0.0.1 only unless asked; stopped on failure, Ctrl-C and SIGTERM).
 - `aot`: the JVM AOT cache a server starts from, made once per jar and Java.
 - `configured`: the server a job uses, from the config's settings: embedded or external.
+- `data_dir`: an embedded server's data directory, naming its owner; a full disk under it told;
+  those of killed jobs removed.
+- `deadline`: a repeat whose server makes no progress for too long fails, naming the server.
 - `serve`: `ingestbench server`, one server kept up for benchmarks and by hand.
-- `table`: the one DDL every variant lands in, and waiting for rows to be visible.
+- `table`: the one DDL every variant lands in, and waiting for rows to be visible (a suspended
+  table told by QuestDB's own cause).
 - `uploads`: handing a whole data file to the server (`/imp`, `read_parquet`) without a copy.
 
-May import: errors, files, config (the `questdb` settings), tsbs (the table's columns).
+May import: errors, files, disk, config (the `questdb` settings), tsbs (the table's columns).
 """

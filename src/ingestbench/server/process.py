@@ -17,7 +17,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ import requests
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from ingestbench.errors import UserError
+from ingestbench.server import data_dir
 
 log = logging.getLogger(__name__)
 LOOPBACK = "127.0.0.1"
@@ -60,6 +60,7 @@ class QuestDB:
     copy_root: Path | None = None
     pid: int | None = None  # set only for a server this process started
     data_dir: Path | None = None
+    log_path: Path | None = None  # the server's log, where this process writes it
 
     @property
     def url(self) -> str:
@@ -244,14 +245,13 @@ def embedded_server(
     `while_starting` runs once, in this thread, after the JVM is launched and before the wait
     for it: the JVM starts meanwhile, and it is stopped if `while_starting` fails.
     """
-    root = Path(tempfile.mkdtemp(prefix="ingestbench-questdb-"))
-    (root / "import").mkdir()
+    data_dir.remove_orphans()  # of jobs killed too hard to clean up after themselves
+    root = data_dir.new_data_dir()
     log_path = Path(log_path) if log_path else root / "server.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     fixed = dict(ports or {})
     # QuestDB unpacks its native libraries into java.io.tmpdir and leaves them there (about 9 MB
     # per start): keep them in the data directory, which goes when the server stops.
-    (root / "tmp").mkdir()
     cmd = [java_executable(java), *jvm_options, f"-Djava.io.tmpdir={root / 'tmp'}"]
     cmd += ["-p", str(jar), *SERVER_MAIN, "-d", str(root)]
     proc = None
@@ -279,7 +279,7 @@ def embedded_server(
                              ports["http"], ports["ilp"])  # fmt: skip
                     reach = LOOPBACK if bind in ("0.0.0.0", "::") else bind  # noqa: S104 (a check)
                     qdb = QuestDB(reach, ports["http"], ports["ilp"], ports["pg"],
-                                  root / "import", proc.pid, root)  # fmt: skip
+                                  root / "import", proc.pid, root, log_path)  # fmt: skip
                     if while_starting is not None:
                         while_starting()
                         while_starting = None  # once, also when a port race starts again
@@ -291,6 +291,7 @@ def embedded_server(
             log.info("stopped QuestDB pid %d (exit code %s)", proc.pid, proc.returncode)
         if keep_data:
             shutil.rmtree(root / "tmp", ignore_errors=True)
+            data_dir.release(root)
             log.info("kept the QuestDB data directory %s", root)
         else:
             shutil.rmtree(root, ignore_errors=True)
@@ -313,6 +314,7 @@ def _wait_ready(
     while True:
         if proc.poll() is not None:
             _raise_if_port_taken(log_path, log_start, fixed_ports)
+            data_dir.raise_if_full_at_start(qdb.data_dir, _log_since(log_path, log_start))
             raise QuestDBError(
                 f"QuestDB exited with code {proc.returncode} while starting; fix the cause its "
                 f"log {log_path} names (a damaged jar: delete {jar} and rerun), then "
@@ -334,16 +336,19 @@ def _wait_ready(
         time.sleep(READY_POLL_S)
 
 
-def _raise_if_port_taken(log_path: Path, log_start: int, fixed_ports: dict[str, int]) -> None:
-    """PortTaken (retried) if this start's log says a port we picked was in use; a clear error
-    if it was a port the caller fixed."""
+def _log_since(log_path: Path, log_start: int) -> str:
     try:
         with open(log_path, "rb") as fh:
             fh.seek(log_start)
-            text = fh.read().decode(errors="replace")
+            return fh.read().decode(errors="replace")
     except OSError:
-        return
-    if not (m := _PORT_IN_USE.search(text)):
+        return ""
+
+
+def _raise_if_port_taken(log_path: Path, log_start: int, fixed_ports: dict[str, int]) -> None:
+    """PortTaken (retried) if this start's log says a port we picked was in use; a clear error
+    if it was a port the caller fixed."""
+    if not (m := _PORT_IN_USE.search(_log_since(log_path, log_start))):
         return
     port = int(m.group(1))
     if port in fixed_ports.values():

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
 import time
+from collections.abc import Iterable
 
+from ingestbench.disk import existing_ancestor
+from ingestbench.server.data_dir import FULL_DISK_BYTES
 from ingestbench.server.process import QuestDB, QuestDBError
 from ingestbench.tsbs.columns import (  # noqa: F401 (COLUMNS, FIELDS, TAGS: re-exported)
     COLUMNS,
@@ -49,13 +53,76 @@ def disk_bytes(qdb: QuestDB, table: str) -> int | None:
     return int(rows[0][0]) if rows and rows[0][0] is not None else None
 
 
+class TableSuspended(QuestDBError):
+    """QuestDB stopped applying a table's WAL (a full disk, too many open files, ...)."""
+
+
+def _disk_full_fix(qdb: QuestDB) -> str:
+    if qdb.data_dir is None:  # an external server: its disk is not ours to measure
+        return "free space on the server's disk, then rerun"
+    free = shutil.disk_usage(existing_ancestor(qdb.data_dir)).free
+    return (f"the server's data directory {qdb.data_dir} is on a disk with {free / 2**20:,.0f} MiB "
+            f"free: free space there or point TMPDIR at a bigger disk, then rerun")  # fmt: skip
+
+
+def suspension_sentence(qdb: QuestDB, table: str, tag: str | None, message: str | None) -> str:
+    """QuestDB's own errorTag and errorMessage, and the fix for the tag."""
+    cause = f"{tag or 'no error tag'}: {(message or 'no message').strip()}"
+    if (tag or "").upper() == "DISK FULL":
+        fix = _disk_full_fix(qdb)
+    else:
+        fix = f"see {qdb.log_path or 'the server log'} for the cause, fix it, then rerun"
+    return f"QuestDB suspended the WAL of table {table} ({cause}), its rows are not all in: {fix}."
+
+
 def check_not_suspended(qdb: QuestDB, table: str) -> None:
-    rows = qdb.rows(f"SELECT suspended, errorMessage FROM wal_tables() WHERE name = '{table}'")
-    if rows and rows[0][0]:
-        raise QuestDBError(
-            f"QuestDB suspended the WAL of table {table} ({rows[0][1] or 'no message'}); the "
-            f"ingested rows do not match the table, see the server log."
+    """Raise TableSuspended, with QuestDB's own cause, if the table's WAL is suspended."""
+    try:
+        rows = qdb.rows(
+            f"SELECT suspended, errorTag, errorMessage FROM wal_tables() WHERE name = '{table}'"
         )
+    except QuestDBError:  # a server older than errorTag
+        query = f"SELECT suspended, errorMessage FROM wal_tables() WHERE name = '{table}'"
+        rows = [[r[0], None, r[1]] for r in qdb.rows(query)]
+    if rows and rows[0][0]:
+        raise TableSuspended(suspension_sentence(qdb, table, rows[0][1], rows[0][2]))
+
+
+class ServerDiskFull(QuestDBError):
+    """The disk under an embedded server's data directory is full."""
+
+
+def raise_send_cause(qdb: QuestDB, tables: Iterable[str]) -> None:
+    """After a failed send, the cause behind it if the server knows one: a table whose WAL is
+    suspended (TableSuspended), or, for an embedded server, a full disk under its data (the
+    write into the WAL fails before a WAL apply suspends the table). Nothing otherwise, or if the
+    server is gone: the send's own error then says so."""
+    for table in tables:
+        try:
+            check_not_suspended(qdb, table)
+        except TableSuspended:
+            raise
+        except QuestDBError:
+            break
+    if qdb.data_dir is not None and qdb.data_dir.exists():
+        free = shutil.disk_usage(qdb.data_dir).free
+        if free < FULL_DISK_BYTES:
+            raise ServerDiskFull(
+                f"QuestDB could not write the rows: the disk of its data directory "
+                f"{qdb.data_dir} is full ({free / 2**20:,.0f} MiB free): free space there or point "
+                f"TMPDIR at a bigger disk, then rerun."
+            )
+
+
+def wait_wal(qdb: QuestDB, table: str) -> None:
+    """`wait_wal_table`, but a suspended table is told by its cause: wait_wal_table itself says
+    only "table is suspended"."""
+    check_not_suspended(qdb, table)
+    try:
+        qdb.sql(f"SELECT wait_wal_table('{table}')")
+    except QuestDBError:
+        check_not_suspended(qdb, table)
+        raise
 
 
 #: How long the row count may stand still below what was sent before the rows count as lost.
@@ -71,8 +138,7 @@ def wait_visible(qdb: QuestDB, table: str, expected_rows: int, stall_s: float | 
     stall_s = STALL_S if stall_s is None else stall_s
     last, last_change = -1, time.monotonic()
     while True:
-        qdb.sql(f"SELECT wait_wal_table('{table}')")
-        check_not_suspended(qdb, table)
+        wait_wal(qdb, table)
         count = int(qdb.scalar(f"SELECT count() FROM {table}"))
         if count == expected_rows:
             return count

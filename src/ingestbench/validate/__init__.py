@@ -6,6 +6,8 @@ Three steps, used by three jobs, each in its own module:
   first N rows in file order) and `questdb_aggregates` (the ingest job, after its last repeat, by
   SQL over QuestDB): row count, rows per host, first and last timestamp, per field sum/min/max,
   distinct values per tag.
+- `repeat_checks`: every repeat's table against its source, cheaply (counts per first tag, sums,
+  minima and maxima), by one SQL query after each repeat (the ingest job).
 - `export`: `export_table`, the whole table as Parquet through `/exp` (the ingest job).
 - `runs` and `rows` (rule `validate`): `validate_run` compares the two aggregate sets check by
   check and the source rows with the export row by row (DuckDB `EXCEPT ALL` both ways, over row

@@ -71,7 +71,8 @@ function matrixCell(row, run, m) {
   el("br"),
   el("span", { class: "times" }, isCeiling(v) ? "ceiling" : times ? `×${fmt(times, 2)}` : "–"),
   el("span", { class: "ceil" }, ` · ${pct(v.ceiling_fraction)}`),
-  v.validated === false ? el("span", { class: "no", title: "its rows did not match the source" }, " not validated") : null);
+  v.validated === false ? el("span", { class: "no", title: "its rows did not match the source" }, " not validated") : null,
+  v.contended === true ? el("span", { class: "badge contended", title: "another QuestDB or job ran on the machine during its repeats" }, "contended") : null);
 }
 
 function sortHeader(key, ...children) {

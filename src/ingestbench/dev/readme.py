@@ -138,7 +138,10 @@ def with_block(readme: str, block: str) -> str:
 def _type(spec: dict[str, Any]) -> str:
     if "enum" in spec:
         return " \\| ".join(f"`{v}`" for v in spec["enum"])
-    if "oneOf" in spec:
+    if "const" in spec:
+        return f"`{json.dumps(spec['const'])}`"
+    # A oneOf beside a type only picks required keys (epochs or rows): the type says it all.
+    if "oneOf" in spec and "type" not in spec:
         return " or ".join(_type(s) for s in spec["oneOf"])
     if "$ref" in spec:
         return spec["$ref"].rsplit("/", 1)[-1].replace("_", " ")

@@ -2,7 +2,8 @@
 
 `make readme` (python -m ingestbench.dev.readme) rewrites the README's block between its
 results markers from `results/summary.csv` and `results/environment.json` of the reference run
-(committed), and docs/configuration.md from schemas/config.schema.yaml. Nothing is typed by hand,
+(committed), docs/configuration.md from schemas/config.schema.yaml, and docs/methods.md's
+method table and variant matrices (ingestbench.dev.methods_doc). Nothing is typed by hand,
 so the README cannot drift from the files it quotes; `--check` fails when either is out of date
 (a test runs it), and a clean clone's `make readme` leaves `git diff` empty.
 """
@@ -21,6 +22,7 @@ import yaml
 
 from ingestbench import CHECKOUT
 from ingestbench.config import SCHEMA_PATH, config_hash, load_config
+from ingestbench.dev.methods_doc import METHODS_DOC, methods_doc
 from ingestbench.files import write_text_atomic
 
 README = CHECKOUT / "README.md"
@@ -228,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     wanted = {
         README: with_block(README.read_text(), results_block(args.results)),
         CONFIGURATION: configuration_doc(),
+        METHODS_DOC: methods_doc(METHODS_DOC.read_text()),
     }
     stale = [
         path for path, text in wanted.items() if not path.is_file() or path.read_text() != text

@@ -1,4 +1,4 @@
-"""Benchmark the ways to get a dataframe into QuestDB, on the TSBS cpu dataset."""
+"""Benchmark the ways to get a dataframe into QuestDB, on TSBS cpu and iot datasets."""
 
 from pathlib import Path
 

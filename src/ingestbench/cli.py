@@ -29,10 +29,10 @@ def _int(text: str) -> int:
 def add_generate_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "generate",
-        help="generate a TSBS cpu-only dataset (Parquet and/or CSV plus a manifest)",
+        help="generate a TSBS cpu or iot dataset (Parquet, CSV and/or ILP text, plus a manifest)",
         description=(
-            "Generate the TSBS cpu-only dataset, seeded, into DIR/<name>.parquet, .csv and "
-            "<name>.manifest.json, and print the manifest's path."
+            "Generate a TSBS cpu or iot dataset, seeded, into DIR/<name>.parquet, .csv, .ilp "
+            "(the formats asked for) and <name>.manifest.json, and print the manifest's path."
         ),
     )
     parser.add_argument("--scale", type=_int, required=True, help="hosts (e.g. 4000)")
@@ -370,7 +370,7 @@ def run_server(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ingestbench",
-        description="Benchmark the ways to get a dataframe into QuestDB (TSBS cpu dataset).",
+        description="Benchmark the ways to get a dataframe into QuestDB (TSBS cpu and iot datasets).",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress (INFO)")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

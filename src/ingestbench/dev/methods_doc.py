@@ -108,23 +108,20 @@ def method_table() -> str:
 
 def matrix_table(configs: tuple[str, ...] = MATRIX_CONFIGS) -> str:
     """Per config and dataset: its variants, timed ingestions and variants per method."""
-    from ingestbench.tsbs import DatasetParams
-
     lines = [
         _GENERATED.format(", ".join(configs)),
         "",
-        "| config | dataset (label) | variants | ingestions | variants per method |",
+        "| config | dataset | variants | ingestions | variants per method |",
         "| --- | --- | ---: | ---: | --- |",
     ]
     for name in configs:
         config = load_config(CHECKOUT / name)
-        names = {d["label"]: DatasetParams.from_config(d).name for d in config["datasets"]}
-        by_dataset = variants_by_dataset(config, list(names))
+        by_dataset = variants_by_dataset(config, [d["label"] for d in config["datasets"]])
         for label, variants in by_dataset.items():
             methods = Counter(v.method for v in variants)
             per_method = ", ".join(f"`{m}` {methods[m]}" for m in _all_methods() if m in methods)
             lines.append(
-                f"| `{name}` | `{names[label]}` ({label}) | {len(variants)} | "
+                f"| `{name}` | `{label}` | {len(variants)} | "
                 f"{len(variants) * config['repeats']:,} | {per_method} |"
             )
         total = sum(len(v) for v in by_dataset.values())

@@ -370,7 +370,9 @@ def run_server(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ingestbench",
-        description="Benchmark the ways to get a dataframe into QuestDB (TSBS cpu and iot datasets).",
+        description=(
+            "Benchmark the ways to get a dataframe into QuestDB (TSBS cpu and iot datasets)."
+        ),
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress (INFO)")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -34,8 +34,8 @@ METHOD_TEXT: dict[str, tuple[str, str]] = {
         "read, send, visible",
     ),
     "dataframe": (
-        "`sender.dataframe()` on each chunk (one call in whole-file mode); polars goes to pandas through Arrow (timed as "
-        "convert; categories stay categories)",
+        "`sender.dataframe()` on each chunk (one call in whole-file mode); polars goes to pandas "
+        "through Arrow (timed as convert; categories stay categories)",
         "read, convert, send, visible",
     ),
     "threads": (

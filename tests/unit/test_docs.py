@@ -1,5 +1,6 @@
-"""The README and docs/ stay short, linked and true: the README's figures and
-docs/configuration.md are what `make readme` generates from the committed files."""
+"""The README and docs/ stay short, linked and true: the README's figures, docs/configuration.md
+and docs/methods.md's method table and matrices are what `make readme` generates from the
+committed files, and every other measured figure links the findings or results it comes from."""
 
 from __future__ import annotations
 

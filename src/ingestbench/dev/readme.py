@@ -4,7 +4,7 @@
 results markers from `results/summary.csv` and `results/environment.json` of the reference run
 (committed), docs/configuration.md from schemas/config.schema.yaml, and docs/methods.md's
 method table and variant matrices (ingestbench.dev.methods_doc). Nothing is typed by hand,
-so the README cannot drift from the files it quotes; `--check` fails when either is out of date
+so the README cannot drift from the files it quotes; `--check` fails when any is out of date
 (a test runs it), and a clean clone's `make readme` leaves `git diff` empty.
 """
 

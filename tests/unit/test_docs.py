@@ -220,3 +220,13 @@ def test_every_allowed_figure_is_still_on_its_page():
         page = REPO / name if name == "README.md" else REPO / "docs" / name
         on_page = {f for p in paragraphs(page.read_text()) for f in FIGURE.findall(p)}
         assert set(allowed) <= on_page, (name, set(allowed) - on_page)
+
+
+def test_the_pages_that_list_the_methods_name_every_one():
+    """Hand-written lists of the methods (the iot page's two-table table, the report's intro)."""
+    from ingestbench.ingest.methods import METHODS
+
+    for page in (REPO / "docs" / "iot.md", REPO / "report" / "workflow.rst"):
+        text = page.read_text()
+        missing = [m for m in METHODS if not re.search(rf"``?{m}``?", text)]
+        assert not missing, f"{page.relative_to(REPO)} does not name the methods {missing}"

@@ -230,3 +230,21 @@ def test_the_pages_that_list_the_methods_name_every_one():
         text = page.read_text()
         missing = [m for m in METHODS if not re.search(rf"``?{m}``?", text)]
         assert not missing, f"{page.relative_to(REPO)} does not name the methods {missing}"
+
+
+def test_every_config_key_the_docs_name_is_in_the_schema():
+    """`questdb.jar`, `validation.keep_export`, `datasets[].dedup`...: a key a page names in code
+    style is one that configuration.md (the schema) has; file names like `variants.py` aside."""
+    keys = set(re.findall(r"^\| `([^`]+)` \|", (REPO / "docs/configuration.md").read_text(), re.M))
+    tops = {key.split(".")[0].removesuffix("[]") for key in keys}
+    files = (".py", ".csv", ".md", ".json", ".png", ".yaml", ".html")
+    named = re.compile(r"`([a-z_]+(?:\[\])?(?:\.[a-z_]+)+)(?::[^`]*)?`")
+    for page in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        unknown = [
+            key
+            for key in named.findall(page.read_text())
+            if key.split(".")[0].removesuffix("[]") in tops
+            and not key.endswith(files)
+            and key not in keys
+        ]
+        assert not unknown, f"{page.name} names config keys the schema does not have: {unknown}"

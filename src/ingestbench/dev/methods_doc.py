@@ -95,7 +95,10 @@ def method_table() -> str:
     names = _all_methods()
     missing = [m for m in names if m not in METHOD_TEXT]
     if missing:
-        raise SystemExit(f"ingestbench.dev.methods_doc has no text for the methods {missing}.")
+        raise SystemExit(
+            f"docs/methods.md has no text for the methods {missing}: add theirs to METHOD_TEXT in "
+            "ingestbench.dev.methods_doc, then run `make readme`."
+        )
     lines = [
         _GENERATED.format("ingestbench.variants and ingestbench.dev.methods_doc"),
         "",

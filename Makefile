@@ -56,7 +56,8 @@ run-dtypes: install
 	$(BIN)/snakemake --cores $(CORES) results/dtype_matrix.csv --forcerun dtype_matrix \
 		--configfile config.dtypes.yaml
 
-## Unit tests and a tiny end-to-end run of the workflow, against a real QuestDB and DuckDB.
+## Every tier but faults and cluster: unit, integration, workflow (tiny end-to-end runs) and
+## browser, against a real QuestDB, DuckDB and chromium.
 test: install
 	$(BIN)/python -m pytest
 

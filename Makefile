@@ -44,28 +44,30 @@ run: install
 smoke: install
 	$(BIN)/snakemake --cores $(CORES) --configfile config.smoke.yaml
 
-## The benchmark at scale: TSBS's default day (34.56M rows) and 100M rows, 1 repeat (about 3 h).
+## The benchmark at scale: TSBS's default day (34.56M rows) and 100M rows, 1 repeat (hours; the
+## last run's time: findings/2026-11-24-scale).
 run-scale: install
 	$(BIN)/snakemake --cores $(CORES) --configfile config.scale.yaml
 
 ## The dtype matrix: which pandas and polars column dtypes each client path loads intact
-## (results/dtype_matrix.csv, .md and plots/dtype_matrix.png; under a minute). Always rerun:
+## (results/dtype_matrix.csv, .md and plots/dtype_matrix.png). Always rerun:
 ## what it finds depends on the code and the installed libraries, which Snakemake does not track.
 run-dtypes: install
 	$(BIN)/snakemake --cores $(CORES) results/dtype_matrix.csv --forcerun dtype_matrix \
 		--configfile config.dtypes.yaml
 
-## Unit tests and a tiny end-to-end run of the workflow, against a real QuestDB and DuckDB.
+## Every tier but faults and cluster: unit, integration, workflow (tiny end-to-end runs) and
+## browser, against a real QuestDB, DuckDB and chromium.
 test: install
 	$(BIN)/python -m pytest
 
-## Quick feedback (about 3 minutes): the unit and integration tiers (tests/unit, tests/integration).
+## Quick feedback: the unit and integration tiers (tests/unit, tests/integration).
 test-quick: install
 	$(BIN)/python -m pytest tests/unit tests/integration
 
 ## Faults injected against real servers and workflows (killed servers and workers, Ctrl-C, a
 ## corrupted jar, damaged data, a full disk, two clones at once; a server that stops, fills its
-## disk or changes rows, a killed job, two runs at once); about 8 minutes.
+## disk or changes rows, a killed job, two runs at once).
 test-faults: install
 	$(BIN)/python -m pytest -m faults tests/faults
 
@@ -122,8 +124,9 @@ site-screenshot: site
 rulegraph: install
 	$(BIN)/python -m ingestbench.dev.rulegraph
 
-## Rewrite the README's results block and docs/configuration.md from the committed results and
-## the schema; a test checks both are current.
+## Rewrite the README's results block, docs/configuration.md and docs/methods.md's method table
+## and variant matrices from the committed results, the schema, the configs and the variant
+## registry; a test checks they are current.
 readme: install
 	$(BIN)/python -m ingestbench.dev.readme
 

@@ -6,8 +6,7 @@ A, B, C, then A, B, C again ...) against one QuestDB, with the workflow's own me
 and timing boundaries, and prints medians of end to end and of the send phase, each as a ratio
 to the first variant. pandas against polars is measured this way (`make bench-libraries`):
 
-    .venv/bin/python benchmarks/bench_compare.py pandas-dataframe-parquet-http \\
-        polars-dataframe-parquet-http --repeats 7
+    make bench-interleaved ARGS="pandas-dataframe-parquet-http polars-dataframe-parquet-http"
 """
 
 from __future__ import annotations

@@ -37,10 +37,10 @@ def add_generate_parser(subparsers: argparse._SubParsersAction) -> argparse.Argu
     default = dataset_defaults()
     parser = subparsers.add_parser(
         "generate",
-        help="generate a TSBS dataset, cpu or iot (Parquet, CSV or ILP files plus a manifest)",
+        help="generate a TSBS cpu or iot dataset (Parquet, CSV and/or ILP text, plus a manifest)",
         description=(
-            "Generate a TSBS dataset, seeded, into DIR/<name>.parquet, .csv and "
-            "<name>.manifest.json, and print the manifest's path."
+            "Generate a TSBS cpu or iot dataset, seeded, into DIR/<name>.parquet, .csv, .ilp "
+            "(the formats asked for) and <name>.manifest.json, and print the manifest's path."
         ),
     )
     parser.add_argument("--scale", type=_int, required=True, help="hosts (e.g. 4000)")
@@ -380,7 +380,9 @@ def run_server(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ingestbench",
-        description="Benchmark the ways to get a dataframe into QuestDB (TSBS's cpu and iot data).",
+        description=(
+            "Benchmark the ways to get a dataframe into QuestDB (TSBS cpu and iot datasets)."
+        ),
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress (INFO)")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

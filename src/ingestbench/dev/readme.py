@@ -2,8 +2,9 @@
 
 `make readme` (python -m ingestbench.dev.readme) rewrites the README's block between its
 results markers from `results/summary.csv` and `results/environment.json` of the reference run
-(committed), and docs/configuration.md from schemas/config.schema.yaml. Nothing is typed by hand,
-so the README cannot drift from the files it quotes; `--check` fails when either is out of date
+(committed), docs/configuration.md from schemas/config.schema.yaml, and docs/methods.md's
+method table and variant matrices (ingestbench.dev.methods_doc). Nothing is typed by hand,
+so the README cannot drift from the files it quotes; `--check` fails when any is out of date
 (a test runs it), and a clean clone's `make readme` leaves `git diff` empty.
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 
 from ingestbench import CHECKOUT
 from ingestbench.config import config_hash, load_config
+from ingestbench.dev.methods_doc import METHODS_DOC, methods_doc
 from ingestbench.files import write_text_atomic
 from ingestbench.schema import SCHEMA_PATH, load_schema
 
@@ -137,7 +139,10 @@ def with_block(readme: str, block: str) -> str:
 def _type(spec: dict[str, Any]) -> str:
     if "enum" in spec:
         return " \\| ".join(f"`{v}`" for v in spec["enum"])
-    if "oneOf" in spec:
+    if "const" in spec:
+        return f"`{json.dumps(spec['const'])}`"
+    # A oneOf beside a type only picks required keys (epochs or rows): the type says it all.
+    if "oneOf" in spec and "type" not in spec:
         return " or ".join(_type(s) for s in spec["oneOf"])
     if "$ref" in spec:
         return spec["$ref"].rsplit("/", 1)[-1].replace("_", " ")
@@ -224,6 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     wanted = {
         README: with_block(README.read_text(), results_block(args.results)),
         CONFIGURATION: configuration_doc(),
+        METHODS_DOC: methods_doc(METHODS_DOC.read_text()),
     }
     stale = [
         path for path, text in wanted.items() if not path.is_file() or path.read_text() != text

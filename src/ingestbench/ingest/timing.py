@@ -1,7 +1,8 @@
 """The timed phases of one repeat, their order, and the clock that laps them.
 
-`end_to_end` is the sum of END_TO_END_PHASES; `serialize` is a separate pass after them (for the
-ILP byte count and the client's serialization cost) and never part of `end_to_end`.
+`end_to_end` is the sum of END_TO_END_PHASES in whole-file mode and the wall time in streamed mode
+(see Clock); `serialize` is a separate pass after them (for the ILP byte count and the client's
+serialization cost) and never part of `end_to_end`.
 """
 
 from __future__ import annotations

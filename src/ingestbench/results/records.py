@@ -26,8 +26,9 @@ from ingestbench.files import ResultFileError, load_json, write_json_atomic
 #: Written into every result file; bump when a field changes meaning or goes away.
 SCHEMA_VERSION = 2
 
-#: The timed phases of a repeat, in order; `end_to_end` is the sum of END_TO_END_PHASES, and
-#: `serialize` is a separate pass after them, never part of it (ingestbench.ingest.timing).
+#: The timed phases of a repeat, in order; `end_to_end` is the sum of END_TO_END_PHASES (the wall
+#: time when streamed), and `serialize` is a separate pass after them, never part of it
+#: (ingestbench.ingest.timing).
 PHASES = ("read", "convert", "serialize", "send", "visible")
 END_TO_END_PHASES = ("read", "convert", "send", "visible")
 #: The times the summary has statistics of (columns `<time>_s_<stat>`), and those statistics.

@@ -1,7 +1,7 @@
 """The QuestDB server's JVM AOT cache (JEP 483): its classes loaded and linked ahead of time.
 
-A server starts from it in about 60 % of the time (on 2 cores: about 1.8 s to 1.1 s until it
-answers, 3.4 to 1.9 CPU-s). It is made once per jar and Java, beside the jar, by a training start
+A server starts from it faster and with less CPU (the figures: findings/2026-11-25-server-start,
+`make bench-server-start`). It is made once per jar and Java, beside the jar, by a training start
 of its own (the server up, `SELECT 1`, stopped; then the JVM assembles the cache), never by a
 job's server: recording slows a JVM down.
 

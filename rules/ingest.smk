@@ -9,7 +9,7 @@ import os
 
 rule ingest:
     input:
-        data=lambda w: f"results/data/{w.dataset}.{variant_config(w.variant)['format']}",
+        data=lambda w: data_input(w.dataset, variant_config(w.variant)["format"]),
         manifest="results/data/{dataset}.manifest.json",
         jar=questdb_jar_input(),
     output:

@@ -4,7 +4,8 @@
 
 rule expected:
     input:
-        parquet="results/data/{dataset}.parquet",
+        parquet=lambda w: validation_source(w.dataset),
+        manifest="results/data/{dataset}.manifest.json",
     output:
         "results/expected/{dataset}.json",
     log:
@@ -27,7 +28,7 @@ rule validate:
         actual="results/actual/{dataset}/{variant}.json",
         export="results/exports/{dataset}/{variant}",
         expected="results/expected/{dataset}.json",
-        parquet="results/data/{dataset}.parquet",
+        parquet=lambda w: validation_source(w.dataset),
     output:
         "results/validation/{dataset}/{variant}.json",
     log:

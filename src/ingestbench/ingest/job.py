@@ -47,6 +47,10 @@ def rows_to_ingest(variant: Variant, dataset_rows: int, rows_cap: int | None) ->
 
 
 def dataset_summary(manifest: dict[str, Any]) -> dict[str, Any]:
+    if manifest.get("own"):
+        from ingestbench.own.job import own_summary
+
+        return own_summary(manifest)
     p = manifest["params"]
     summary = {"name": manifest["name"], "rows": manifest["rows"], "scale": p["scale"],
                "epochs": p["epochs"], "seed": p["seed"], "field_type": p["field_type"],
@@ -65,6 +69,10 @@ def job_parts(
     from ingestbench.ingest.methods import TablePart
     from ingestbench.tsbs.columns import table_file, use_case_tables
 
+    if manifest.get("own"):  # the user's one table (ingestbench.own)
+        from ingestbench.own.job import own_parts
+
+        return own_parts(variant, manifest, data)
     use_case = manifest["params"].get("use_case", "cpu")
     if use_case == "cpu":
         return ()
@@ -85,12 +93,42 @@ def ingest_job(
 ) -> RunFile:
     """Run all repeats of `variant` on a fresh (or the external) server; write the outputs."""
     manifest = load_json(files.manifest, "dataset manifest")
+    if manifest.get("own") and (reason := _own_unsupported(settings, variant, manifest)):
+        log.info("%s cannot load this table: %s", variant.name, reason)
+        from ingestbench.own.job import write_unsupported
+
+        return write_unsupported(files, variant, manifest, reason)
     # The server first: its JVM starts (about 1 s) while this process imports (about 1 s).
     imports = functools.partial(import_measuring_code, variant.library)
     with questdb_server(settings.questdb, jar, server_log, while_starting=imports) as qdb:
-        doc = _measure(qdb, settings, variant, files, manifest)
+        try:
+            doc = _measure(qdb, settings, variant, files, manifest)
+        except Exception as exc:
+            reason = _own_refusal(manifest, exc)
+            if reason is None:
+                raise
+            log.info("%s could not load this table: %s", variant.name, reason)
+            from ingestbench.own.job import write_unsupported
+
+            return write_unsupported(files, variant, manifest, reason)
     doc["host"] = host_info()
     return write_run(files.run, doc)  # last: a run file exists only for a finished job
+
+
+def _own_unsupported(settings: Settings, variant: Variant, manifest: dict[str, Any]) -> str | None:
+    from ingestbench.own.job import own_spec
+    from ingestbench.own.methods import unsupported_reason
+
+    return unsupported_reason(variant, own_spec(manifest), manifest, settings.rows_cap)
+
+
+def _own_refusal(manifest: dict[str, Any], exc: Exception) -> str | None:
+    """On own data, a value the path cannot carry makes the variant unsupported, not a failure."""
+    if not manifest.get("own"):
+        return None
+    from ingestbench.own.job import unsupported_from_error
+
+    return unsupported_from_error(exc)
 
 
 def import_measuring_code(library: str) -> None:

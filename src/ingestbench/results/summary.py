@@ -205,7 +205,8 @@ def host_columns(runs: list[dict[str, Any]]) -> tuple[list[str | None], list[boo
 
 def summarize(run_paths: Iterable[Path], validation_paths: Iterable[Path] = ()) -> pd.DataFrame:
     """The summary table: one row per dataset and variant, sorted by dataset and rows/s."""
-    records = [read_run(p) for p in run_paths]
+    # A run of a method that cannot load the table measured nothing: it is listed apart.
+    records = [r for r in (read_run(p) for p in run_paths) if not r.extra.get("unsupported")]
     rows = [run_row(record) for record in records]
     if not rows:
         raise SummaryError("there are no run files to summarize; the config selects no variant.")
@@ -223,6 +224,8 @@ def summarize(run_paths: Iterable[Path], validation_paths: Iterable[Path] = ()) 
     df["cold_end_to_end"] = df["cold_end_to_end_s"]
     df = add_ceiling_fraction(df)
     df["hosts"], df["mixed_machines"] = host_columns([r.to_dict() for r in records])
+    for key in OWN_DATASET_KEYS:  # own data: the label, columns and bytes its name stands for
+        df[f"dataset_{key}"] = [r.dataset.extra.get(key) for r in records]
     for col in (
         "dataset_rows",
         "scale",
@@ -242,6 +245,31 @@ def summarize(run_paths: Iterable[Path], validation_paths: Iterable[Path] = ()) 
         ["dataset_rows", "dataset", "rows_per_s_median"], ascending=[False, True, False]
     )
     return df.reset_index(drop=True)
+
+
+#: What a run file says of an own dataset besides its name and rows (ingestbench.own.job).
+OWN_DATASET_KEYS = ("label", "columns", "bytes")
+
+
+def unsupported_runs(run_paths: Iterable[Path]) -> list[dict[str, str]]:
+    """{dataset, variant, reason} of every run whose method cannot load its table."""
+    out = []
+    for path in run_paths:
+        record = read_run(path)
+        if record.extra.get("unsupported"):
+            out.append({"dataset": record.dataset.name, "variant": record.variant.name,
+                        "reason": record.extra["unsupported"]})  # fmt: skip
+    return out
+
+
+def dataset_heading(dataset: str, first: pd.Series) -> str:
+    """`name: N rows`; for own data also its label, columns and bytes."""
+    heading = f"{dataset}: {int(first['dataset_rows']):,} rows"
+    label = first.get("dataset_label")
+    if isinstance(label, str) and label:
+        heading += (f", {int(first['dataset_columns'])} columns, "
+                    f"{first['dataset_bytes'] / MIB:,.1f} MiB (your data, `{label}`)")  # fmt: skip
+    return heading
 
 
 def read_summary(path: Path) -> pd.DataFrame:
@@ -290,7 +318,12 @@ def _fmt_rate(v: float, scale: float = 1.0, digits: int = 0) -> str:
     return "n/a" if pd.isna(v) else f"{v / scale:,.{digits}f}"
 
 
-def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 20) -> str:
+def to_markdown(
+    df: pd.DataFrame,
+    env: dict[str, Any] | None = None,
+    top: int = 20,
+    unsupported: list[dict[str, str]] | None = None,
+) -> str:
     """A readable table per dataset: the `top` variants by median end-to-end rows/s."""
     lines = ["# Ingestion benchmark summary", "", machine_line(env), ""]
     lines.append(
@@ -304,7 +337,7 @@ def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 
     for dataset, group in df.groupby("dataset", sort=False):
         group = group.sort_values("rows_per_s_median", ascending=False)
         first = group.iloc[0]
-        lines += ["", f"## {dataset}: {int(first['dataset_rows']):,} rows", ""]
+        lines += ["", f"## {dataset_heading(dataset, first)}", ""]
         lines.append(
             "| # | variant | rows/s (min–max) | MiB/s | end to end s | cold s | "
             "speedup | × iterrows | client MiB | validated |"
@@ -363,6 +396,10 @@ def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 
             )
             + ".",
         ]
+    if unsupported:
+        lines += ["", "**Unsupported on this data** (the method cannot load the table; nothing "
+                  "was measured):", ""]  # fmt: skip
+        lines += [f"- `{u['dataset']}/{u['variant']}`: {u['reason']}" for u in unsupported]
     return "\n".join(lines) + "\n"
 
 
@@ -393,9 +430,10 @@ def write_summary(
     csv_path: Path,
     md_path: Path,
 ) -> pd.DataFrame:
+    run_paths = list(run_paths)
     df = summarize(run_paths, validation_paths)
     env = load_json(environment_path, "environment file") if environment_path else None
     write_text_atomic(csv_path, df.to_csv(index=False))
-    write_text_atomic(md_path, to_markdown(df, env))
+    write_text_atomic(md_path, to_markdown(df, env, unsupported=unsupported_runs(run_paths)))
     log.info("summarized %d runs into %s and %s", len(df), csv_path, md_path)
     return df

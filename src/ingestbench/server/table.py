@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from ingestbench.own.kinds import QUESTDB_TYPES
 from ingestbench.server.process import QuestDB, QuestDBError
 from ingestbench.tsbs.columns import (  # noqa: F401 (COLUMNS, FIELDS, TAGS: re-exported)
     COLUMNS,
@@ -13,7 +14,6 @@ from ingestbench.tsbs.columns import (  # noqa: F401 (COLUMNS, FIELDS, TAGS: re-
     cpu_spec,
 )
 
-_SQL_TYPES = {"double": "DOUBLE", "long": "LONG"}
 
 
 def create_table_sql(
@@ -23,10 +23,13 @@ def create_table_sql(
     `dedup`, upsert keys of the timestamp and every tag (a row sent again replaces its twin).
     `table` is a spec, or the name of a cpu table whose fields are all `field_type`."""
     spec = cpu_spec(field_type, table) if isinstance(table, str) else table
-    cols = [f"{t} SYMBOL" for t in spec.tags]
-    cols += [f"{f} {_SQL_TYPES[k]}" for f, k in zip(spec.fields, spec.kinds, strict=True)]
+    types = {t: "SYMBOL" for t in spec.tags}
+    types |= {f: QUESTDB_TYPES[k] for f, k in zip(spec.fields, spec.kinds, strict=True)}
     ts = spec.timestamp
-    cols.append(f"{ts} TIMESTAMP")
+    types[ts] = "TIMESTAMP"
+    # Own data keeps its file's column order (a CSV import maps columns by position).
+    order = getattr(spec, "order", ()) or spec.columns
+    cols = [f"{c} {types[c]}" for c in order]
     sql = f"CREATE TABLE {spec.table} ({', '.join(cols)}) TIMESTAMP({ts}) PARTITION BY DAY WAL"
     return sql + (f" DEDUP UPSERT KEYS({', '.join((ts, *spec.tags))})" if dedup else "")
 

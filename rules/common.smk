@@ -18,7 +18,9 @@ DATASET_CONFIGS = {dataset_name(d): d for d in config["datasets"]}
 LABEL_TO_DATASET = {d["label"]: name for name, d in DATASET_CONFIGS.items()}
 # An own dataset runs the variants of its file's format (and the ILP text's).
 VARIANTS = {
-    LABEL_TO_DATASET[label]: own_variants(DATASET_CONFIGS[LABEL_TO_DATASET[label]], variants)
+    LABEL_TO_DATASET[label]: own_variants(
+        DATASET_CONFIGS[LABEL_TO_DATASET[label]], variants
+    )
     for label, variants in variants_by_dataset(config, list(LABEL_TO_DATASET)).items()
 }
 OWN_DATASETS = [name for name, d in DATASET_CONFIGS.items() if is_own(d)]

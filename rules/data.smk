@@ -55,11 +55,11 @@ for _name in OWN_DATASETS:
 rule own_example:
     output:
         "results/examples/trades-{rows}.{ext}",
+    log:
+        "results/logs/own_example/trades-{rows}.{ext}.log",
     wildcard_constraints:
         rows="[0-9]+",
         ext="parquet|csv",
-    log:
-        "results/logs/own_example/trades-{rows}.{ext}.log",
     localrule: True
     conda:
         "../envs/ingestbench.yaml"

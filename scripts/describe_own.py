@@ -16,8 +16,13 @@ def main(smk) -> None:
     setup_logging(smk.log[0])
     dataset = OwnDataset.from_config(smk.params.dataset)
     manifest = write_own_manifest(dataset, Path(smk.output.manifest))
-    if "ilp" in smk.output.keys():
-        write_ilp(spec_of(manifest), manifest["rows"], lines_possible=not manifest["rows_without_values"], output=Path(smk.output.ilp))
+    if "ilp" in dict(smk.output.items()):
+        write_ilp(
+            spec_of(manifest),
+            manifest["rows"],
+            lines_possible=not manifest["rows_without_values"],
+            output=Path(smk.output.ilp),
+        )
 
 
 run_reporting_user_errors(lambda: main(snakemake))  # noqa: F821 (injected by Snakemake)

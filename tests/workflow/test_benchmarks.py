@@ -276,3 +276,12 @@ def test_bench_arrow_pool_runs_the_path_on_each_pool_in_turn():
     )
     assert [r[0] for r in rows] == ["mimalloc", "system"]
     assert all(int(r[1].replace(",", "")) > 0 and int(r[3]) > 0 for r in rows)
+
+
+def test_bench_own_data_compares_client_memory_with_the_tsbs_path():
+    out = bench("bench_own_data.py", "--rows", "4000", "--repeats", "1")
+    rows = re.findall(r"^(TSBS cpu|own: trades)\s+([\d,]+)\s+([\d,]+)\s+(\d+)\s+([\d.]+)$", out,
+                      re.MULTILINE)  # fmt: skip
+    assert [r[0] for r in rows] == ["TSBS cpu", "own: trades"]
+    assert all(r[1] == "4,000" and int(r[3]) > 0 for r in rows)
+    assert rows[0][4] == "1.00"

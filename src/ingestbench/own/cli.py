@@ -32,5 +32,10 @@ def describe_by_hand(
     if variant.format != "ilp":
         return data, manifest_path
     ilp = out.with_name(f"{dataset.name}.ilp")
-    write_ilp(spec_of(manifest), manifest["rows"], lines_possible=not manifest["rows_without_values"], output=ilp)
+    write_ilp(
+        spec_of(manifest),
+        manifest["rows"],
+        lines_possible=not manifest["rows_without_values"],
+        output=ilp,
+    )
     return ilp, manifest_path

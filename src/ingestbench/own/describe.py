@@ -30,10 +30,11 @@ def is_hive(directory: Path) -> bool:
 
 def parquet_files(directory: Path) -> list[Path]:
     """The Parquet files under a directory, in a stable order (hidden files left out)."""
-    return sorted(
-        p for p in directory.rglob("*.parquet")
-        if p.is_file() and not any(part.startswith((".", "_")) for part in p.relative_to(directory).parts)
-    )  # fmt: skip
+
+    def hidden(p: Path) -> bool:
+        return any(part.startswith((".", "_")) for part in p.relative_to(directory).parts)
+
+    return sorted(p for p in directory.rglob("*.parquet") if p.is_file() and not hidden(p))
 
 
 def read_schema(dataset: OwnDataset) -> pa.Schema:
@@ -46,7 +47,8 @@ def read_schema(dataset: OwnDataset) -> pa.Schema:
             if not parquet_files(path):
                 raise OwnDataError(
                     f"dataset {dataset.label!r}: {path} holds no .parquet file; point "
-                    f"datasets[].path at a Parquet file, a CSV file or a directory of Parquet files."
+                    f"datasets[].path at a Parquet file, a CSV file or a directory of Parquet "
+                    f"files."
                 )
             return pds.dataset(path, format="parquet", partitioning=hive_partitioning(path)).schema
         if dataset.format == "parquet":
@@ -156,8 +158,11 @@ def describe(dataset: OwnDataset) -> tuple[OwnTableSpec, list[dict[str, str]]]:
     schema = read_schema(dataset)
     _check_names(dataset, schema.names)
     kinds = {f.name: kind_of(f.type) for f in schema}
-    skipped = [{"name": f.name, "arrow": arrow_type_text(f.type),
-                "reason": unsupported_reason(f.type)} for f in schema if kinds[f.name] is None]  # fmt: skip
+    skipped = [
+        {"name": f.name, "arrow": arrow_type_text(f.type), "reason": unsupported_reason(f.type)}
+        for f in schema
+        if kinds[f.name] is None
+    ]
     if skipped and dataset.unsupported_columns == "refuse":
         first = skipped[0]
         more = f" (and {len(skipped) - 1} more column(s))" if len(skipped) > 1 else ""

@@ -26,9 +26,15 @@ CSV_NULL = "NA"
 CSV_DELIMITER = ";"
 
 
-def trades(rows: int, seed: int = 7) -> pa.Table:
+#: Rows made and written at a time (each piece draws from its own seed, seed + its number).
+PIECE_ROWS = 500_000
+
+
+def trades(rows: int, seed: int = 7, first_row: int = 0) -> pa.Table:
+    """`rows` trades from row `first_row` on."""
     rng = np.random.default_rng(seed)
-    ts = START_US + (np.arange(rows) // ROWS_PER_TICK) * 1_000  # one tick a millisecond
+    row = np.arange(first_row, first_row + rows)
+    ts = START_US + (row // ROWS_PER_TICK) * 1_000  # one tick a millisecond
 
     def nullable(values: np.ndarray, share: float, type_: pa.DataType) -> pa.Array:
         return pa.array(values, type_, mask=rng.random(rows) < share)
@@ -45,7 +51,7 @@ def trades(rows: int, seed: int = 7) -> pa.Table:
         "trader": pa.array([f"trader-{t}" for t in rng.integers(0, TRADERS, rows)]),
         "price": pa.array(np.round(rng.lognormal(4, 0.5, rows), 4)),
         "qty": nullable(rng.integers(1, 10_000, rows), 0.05, pa.int64()),
-        "level": nullable(rng.integers(0, 20, rows).astype(np.int16), 0.1, pa.int16()),
+        "level": nullable(rng.integers(0, 20, rows).astype(np.int32), 0.1, pa.int32()),
         "fee": nullable(rng.random(rows).astype(np.float32), 0.2, pa.float32()),
         "aggressive": pa.array(rng.random(rows) < 0.5),
         "trade_date": pa.array(ts // 86_400_000_000, pa.int32()).cast(pa.date32()),
@@ -53,23 +59,30 @@ def trades(rows: int, seed: int = 7) -> pa.Table:
 
 
 def write_example(path: Path, rows: int, seed: int = 7) -> None:
-    """The trades table at `path`: Parquet or (by its suffix) CSV."""
-    table = trades(rows, seed)
+    """The trades table at `path`: Parquet or (by its suffix) CSV, written piece by piece (a
+    10M-row table never sits in memory whole)."""
+    import pyarrow.parquet as pq
+
     path = Path(path)
-    with atomic_paths(path) as (tmp,):
-        if path.suffix == ".csv":
-            _write_csv(table, tmp)
-        else:
-            import pyarrow.parquet as pq
+    starts = range(0, rows, PIECE_ROWS)
+    with atomic_paths(path) as (tmp,), open(tmp, "wb") as fh:
+        writer = None
+        for i, start in enumerate(starts):
+            table = trades(min(PIECE_ROWS, rows - start), seed + i, start)
+            if path.suffix == ".csv":
+                _write_csv(table, fh, header=i == 0)
+                continue
+            writer = writer or pq.ParquetWriter(fh, table.schema)
+            writer.write_table(table, row_group_size=50_000)
+        if writer is not None:
+            writer.close()
 
-            pq.write_table(table, tmp, row_group_size=50_000)
 
-
-def _write_csv(table: pa.Table, path: Path) -> None:
+def _write_csv(table: pa.Table, fh, header: bool) -> None:
     """As a spreadsheet export would: NA for null, ';' between fields, times without a zone."""
     import polars as pl
 
     frame = pl.from_arrow(table).with_columns(
         pl.col("ts").dt.replace_time_zone(None).dt.strftime("%Y-%m-%d %H:%M:%S.%6f")
     )
-    frame.write_csv(path, separator=CSV_DELIMITER, null_value=CSV_NULL)
+    frame.write_csv(fh, separator=CSV_DELIMITER, null_value=CSV_NULL, include_header=header)

@@ -40,10 +40,13 @@ def own_parts(variant: Variant, manifest: dict[str, Any], data: Path) -> tuple:
     return (TablePart(spec, path, int(manifest["rows"])),)
 
 
-def write_unsupported(files: Any, variant: Variant, manifest: dict[str, Any], reason: str) -> RunFile:
+def write_unsupported(
+    files: Any, variant: Variant, manifest: dict[str, Any], reason: str
+) -> RunFile:
     """The outputs of a job whose method cannot load this table."""
     doc = {"schema_version": SCHEMA_VERSION, "dataset": own_summary(manifest),
-           "variant": variant.to_dict(), "rows": 0, "repeats": [], "unsupported": reason}  # fmt: skip
+           "variant": variant.to_dict(), "rows": 0, "repeats": [],
+           "unsupported": reason}  # fmt: skip
     if files.actual:
         write_json_atomic(files.actual, {"schema_version": SCHEMA_VERSION, "unsupported": reason})
     if files.export:

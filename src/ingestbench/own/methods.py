@@ -67,6 +67,20 @@ def unsupported_reason(
             )
     if method == "server_parquet" and src.directory:
         return "QuestDB's read_parquet() reads one file, and this dataset is a directory of them"
+    small = ("int8", "int16", "uint8", "uint16")
+    nulls = manifest.get("nulls", {})
+    if method == "server_parquet" and (
+        zeroed := [n for n, t in src.types if t in small and nulls.get(n)]
+    ):
+        return (
+            f"QuestDB's read_parquet() reads an 8- or 16-bit integer column as BYTE or SHORT, "
+            f"which have no null, so its nulls would arrive as 0 (column {zeroed[0]!r})"
+        )
+    if method == "server_parquet" and (wrapped := [n for n, t in src.types if t == "uint32"]):
+        return (
+            f"QuestDB's read_parquet() reads a uint32 column as a signed INT, so values from "
+            f"2^31 on arrive negative (column {wrapped[0]!r})"
+        )
     if method in ("server_csv", "server_copy"):
         return _csv_import_reason(spec, manifest)
     return None
@@ -106,7 +120,9 @@ def csv_import_schema(spec: OwnTableSpec) -> list[dict[str, str]]:
     for name in spec.file_columns:
         kind = spec.column_kind(name)
         if kind == "timestamp":
-            schema.append({"name": name, "type": "TIMESTAMP", **({"pattern": pattern} if pattern else {})})
+            schema.append(
+                {"name": name, "type": "TIMESTAMP", **({"pattern": pattern} if pattern else {})}
+            )
         elif kind == "date":
             schema.append({"name": name, "type": "DATE", "pattern": "yyyy-MM-dd"})
     return schema

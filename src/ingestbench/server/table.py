@@ -15,7 +15,6 @@ from ingestbench.tsbs.columns import (  # noqa: F401 (COLUMNS, FIELDS, TAGS: re-
 )
 
 
-
 def create_table_sql(
     table: str | TableSpec, field_type: str = "double", dedup: bool = False
 ) -> str:

@@ -17,9 +17,9 @@ import duckdb
 
 from ingestbench.errors import UserError
 from ingestbench.files import write_json_atomic
+from ingestbench.own.spec import is_own_spec
 from ingestbench.results.records import SCHEMA_VERSION
 from ingestbench.server.process import QuestDB
-from ingestbench.own.spec import is_own_spec
 from ingestbench.tsbs.columns import TableSpec, cpu_spec, table_file, use_case_tables
 from ingestbench.validate.sql import (
     check_name,

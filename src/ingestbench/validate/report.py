@@ -75,7 +75,8 @@ def validate_files(
     if record.extra.get("unsupported"):  # nothing landed: the reason is the record
         reason = record.extra["unsupported"]
         result = {"schema_version": SCHEMA_VERSION, "variant": record.variant.to_dict(),
-                  "dataset": record.dataset.name, "passed": False, "unsupported": reason}  # fmt: skip
+                  "dataset": record.dataset.name, "passed": False,
+                  "unsupported": reason}  # fmt: skip
         write_validation(output, result)
         log.info("%s is unsupported on this table (%s); wrote %s", record.variant.name, reason,
                  output)  # fmt: skip

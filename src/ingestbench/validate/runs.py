@@ -104,7 +104,8 @@ def validate_run(
 
         spec = OwnTableSpec.from_dict(run.dataset.extra["table"])
         tables = [(spec, "", Path(spec.source.path), expected["tables"][spec.table],
-                   actual["tables"][spec.table], Path(export_parquet) / spec.table, None)]  # fmt: skip
+                   actual["tables"][spec.table], Path(export_parquet) / spec.table,
+                   None)]  # fmt: skip
     elif use_case == "cpu":
         tables = [(use_case_tables()[0], "", Path(dataset_parquet), unwrap(expected),
                    unwrap(actual), Path(export_parquet), run.rows)]  # fmt: skip

@@ -144,7 +144,11 @@ def own_relation(spec: Any) -> str:
     if src.directory:
         glob = sql_str(Path(src.path) / "**" / "*.parquet")
         hive = "true" if src.hive else "false"
-        return f"read_parquet({glob}, hive_partitioning = {hive}, hive_types_autocast = false)"
+        files = f"read_parquet({glob}, hive_partitioning = {hive}, hive_types_autocast = false)"
+        # A partition key reads as text here, and as pyarrow typed it in the clients.
+        casts = [f"CAST({ident(n)} AS {_duck_type(t)}) AS {ident(n)}" for n, t in src.types
+                 if _duck_type(t) in ("BIGINT", "INTEGER", "DOUBLE", "BOOLEAN")]  # fmt: skip
+        return f"(SELECT * REPLACE ({', '.join(casts)}) FROM {files})" if casts else files
     if src.format == "parquet":
         return f"read_parquet({sql_str(src.path)})"
     csv = src.csv

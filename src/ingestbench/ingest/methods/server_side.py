@@ -41,7 +41,10 @@ class ServerCsv(Method):
         params = {"name": part.spec.table, "timestamp": ts, "partitionBy": "DAY", "fmt": "json",
                   "atomicity": "abort", "overwrite": "false"}  # fmt: skip
         if is_own_spec(part.spec):  # the user's CSV: its delimiter and time format
-            schema, params["delimiter"] = csv_import_schema(part.spec), part.spec.source.csv.delimiter
+            schema, params["delimiter"] = (
+                csv_import_schema(part.spec),
+                part.spec.source.csv.delimiter,
+            )
         try:
             r = upload_multipart(
                 f"{job.qdb.url}/imp", params, {"schema": json.dumps(schema)}, "data", part.path

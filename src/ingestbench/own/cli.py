@@ -28,7 +28,10 @@ def describe_by_hand(
         raise OwnDataError(f"{data} does not exist; point --data at a Parquet or CSV file.")
     dataset = OwnDataset(label=label_of(data), path=data, timestamp=timestamp)
     manifest_path = out.with_name(f"{out.name.rsplit('.', 1)[0]}.manifest.json")
-    manifest = write_own_manifest(dataset, manifest_path)
+    try:
+        manifest = write_own_manifest(dataset, manifest_path)
+    except OwnDataError as exc:  # by hand, the fix is the command line's
+        raise OwnDataError(str(exc).replace("datasets[].timestamp", "--timestamp")) from None
     if variant.format != "ilp":
         return data, manifest_path
     ilp = out.with_name(f"{dataset.name}.ilp")

@@ -223,9 +223,10 @@ def summarize(run_paths: Iterable[Path], validation_paths: Iterable[Path] = ()) 
     # result files agree on; `cold_end_to_end_s` above stays for existing readers).
     df["cold_end_to_end"] = df["cold_end_to_end_s"]
     df = add_ceiling_fraction(df)
+    if any(r.dataset.extra.get("own") for r in records):  # own data: what its name stands for
+        for key in OWN_DATASET_KEYS:
+            df[f"dataset_{key}"] = [r.dataset.extra.get(key) for r in records]
     df["hosts"], df["mixed_machines"] = host_columns([r.to_dict() for r in records])
-    for key in OWN_DATASET_KEYS:  # own data: the label, columns and bytes its name stands for
-        df[f"dataset_{key}"] = [r.dataset.extra.get(key) for r in records]
     for col in (
         "dataset_rows",
         "scale",

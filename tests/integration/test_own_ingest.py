@@ -244,3 +244,23 @@ def test_server_parquet_reads_only_the_tables_columns(questdb, tmp_path):
     assert "tags" not in {
         c for (c,) in questdb.rows("SELECT \"column\" FROM table_columns('skipped')")
     }
+
+
+@pytest.mark.parametrize(
+    "method",
+    ["pandas-rows-parquet-http", "pandas-iterrows-parquet-tcp", "pandas-batches-parquet-http-b700",
+     "pandas-threads-parquet-tcp-w2", "polars-processes-parquet-http-w2",
+     "pandas-dataframe-parquet-http-call", "polars-threads-csv-http-w2-call",
+     "pandas-processes-csv-tcp-w2"],
+)  # fmt: skip
+def test_every_client_path_loads_the_example_trades(questdb, tmp_path, method):
+    from ingestbench.own.example import write_example
+
+    fmt = parse_variant_name(method).format
+    path = tmp_path / f"trades.{fmt}"
+    write_example(path, 3_000)
+    entry = {"symbols": ["venue", "instrument", "side"],
+             "csv": {"delimiter": ";", "null_values": ["NA"]}} if fmt == "csv" else {}  # fmt: skip
+    label = "ex_" + method.replace("-", "_")
+    result = _load_and_validate(questdb, _dataset(tmp_path, label, path, **entry), method, tmp_path)
+    assert result["passed"], [c for c in result["checks"] if not c["passed"]][:3]

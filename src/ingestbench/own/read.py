@@ -4,9 +4,9 @@ blocks), so client memory stays bounded by a chunk however big the file.
 
 Every chunk holds the table's columns in the order the loops expect (symbols, the other
 columns, the timestamp), a symbol as an Arrow dictionary (pandas category, polars Categorical),
-a date as a millisecond timestamp (the client sends no date objects), a time in seconds or
-milliseconds as microseconds (the client's units are microseconds and nanoseconds). The file
-is read where
+a date as a timestamp at midnight UTC (the client sends no date objects), a time in seconds
+or milliseconds as microseconds (the client's units are microseconds and nanoseconds), a time
+without a zone as UTC. The file is read where
 it is: `spec.source` names it; CSV is read by pyarrow for both libraries (polars takes the
 batches zero-copy), with the dataset's delimiter, null markers and timestamp format.
 """
@@ -89,7 +89,7 @@ def raw_batches(spec: OwnTableSpec, chunk_rows: int) -> Iterator[pa.RecordBatch]
 
 def conform(table: pa.Table | pa.RecordBatch, spec: OwnTableSpec) -> pa.Table:
     """The table's columns in row order (symbols, fields, timestamp), symbols as dictionaries,
-    dates as millisecond timestamps, coarser times as microseconds, a string view as a plain
+    dates and times as the client takes them (see the module), a string view as a plain
     string."""
     if isinstance(table, pa.RecordBatch):
         table = pa.Table.from_batches([table])
@@ -100,9 +100,11 @@ def conform(table: pa.Table | pa.RecordBatch, spec: OwnTableSpec) -> pa.Table:
         if name in spec.tags and not pa.types.is_dictionary(t):
             column = pc.dictionary_encode(column.cast(pa.string()))
         elif pa.types.is_date(t):
-            column = column.cast(pa.timestamp("ms"))
-        elif pa.types.is_timestamp(t) and t.unit in ("s", "ms"):  # the client takes us and ns
-            column = column.cast(pa.timestamp("us", tz=t.tz))
+            column = column.cast(pa.timestamp("ms")).cast(pa.timestamp("us", tz="UTC"))
+        elif pa.types.is_timestamp(t) and (t.unit in ("s", "ms") or t.tz is None):
+            # The client takes microseconds and nanoseconds; a naive time is UTC, said so.
+            unit = "us" if t.unit in ("s", "ms") else t.unit
+            column = column.cast(pa.timestamp(unit, tz=t.tz or "UTC"))
         elif pa.types.is_string_view(t):
             column = column.cast(pa.string())
         arrays.append(column)

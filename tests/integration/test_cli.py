@@ -60,8 +60,9 @@ def test_ingest_takes_your_own_file_by_hand(tmp_path, variant):
     data = tmp_path / "My Trades.parquet"
     write_example(data, 3_000)
     out = tmp_path / "run.json"
-    result = ingestbench("ingest", variant, "--data", str(data), "--config",
-                         str(REPO / "config.yaml"), "--repeats", "1", "--out", str(out))  # fmt: skip
+    config = str(REPO / "config.yaml")
+    result = ingestbench("ingest", variant, "--data", str(data), "--config", config,
+                         "--repeats", "1", "--out", str(out))  # fmt: skip
     assert result.returncode == 0, result.stderr[-2000:]
     doc = json.loads(out.read_text())
     assert doc["rows"] == 3_000 and len(doc["repeats"]) == 1

@@ -76,3 +76,17 @@ def test_a_changed_file_reruns_its_jobs_and_only_then(own_run):
     assert stats.get("describe_own_trades") == "1"
     assert int(stats["ingest"]) == 7  # every job of the Parquet dataset again
     assert "describe_own_trades_csv" not in out  # the CSV dataset is untouched
+
+
+def test_the_archive_and_the_site_name_the_data(own_run):
+    cli = [sys.executable, "-m", "ingestbench.cli"]
+    archived = subprocess.run([*cli, "archive", "results", "--archive", "archive"],
+                              capture_output=True, text=True, cwd=own_run)  # fmt: skip
+    assert archived.returncode == 0, archived.stderr[-2000:]
+    doc = json.loads(next((own_run / "archive").glob("*.json")).read_text())
+    own = {d["name"]: d for d in doc["datasets"]}["own-trades"]
+    assert own["label"] == "trades" and own["columns"] == 11 and own["bytes"] > 0
+    site = subprocess.run([*cli, "site", "--archive", "archive", "--out", "site/index.html"],
+                          capture_output=True, text=True, cwd=own_run)  # fmt: skip
+    assert site.returncode == 0, site.stderr[-2000:]
+    assert "own-trades" in (own_run / "site" / "index.html").read_text()

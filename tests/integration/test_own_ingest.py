@@ -264,3 +264,23 @@ def test_every_client_path_loads_the_example_trades(questdb, tmp_path, method):
     label = "ex_" + method.replace("-", "_")
     result = _load_and_validate(questdb, _dataset(tmp_path, label, path, **entry), method, tmp_path)
     assert result["passed"], [c for c in result["checks"] if not c["passed"]][:3]
+
+
+@pytest.mark.parametrize("method", ["none-server_csv-csv-http", "none-server_copy-csv-http"])
+@pytest.mark.parametrize("time_format", [None, "%d/%m/%Y %H:%M:%S"])
+def test_the_servers_csv_imports_read_an_own_csv(questdb, tmp_path, method, time_format):
+    """Empty fields as nulls, the file's delimiter, and its time format as QuestDB's pattern."""
+    path = tmp_path / "t.csv"
+    stamp = "%d/%m/%Y %H:%M:%S" if time_format else "%Y-%m-%dT%H:%M:%S.%fZ"
+    start = dt.datetime(2024, 3, 1, tzinfo=dt.UTC)
+    lines = ["ts|sym|qty|price"] + [
+        f"{(start + dt.timedelta(seconds=i // 3)).strftime(stamp)}|{'abc'[i % 3] if i % 5 else ''}|"
+        f"{'' if i % 4 == 2 else i}|{i / 8}"
+        for i in range(300)
+    ]  # fmt: skip
+    path.write_text("\n".join(lines) + "\n")
+    csv = {"delimiter": "|", **({"timestamp_format": time_format} if time_format else {})}
+    label = f"imp_{method.split('-')[1]}_{'fmt' if time_format else 'iso'}"
+    data = _dataset(tmp_path, label, path, symbols=["sym"], csv=csv)
+    result = _load_and_validate(questdb, data, method, tmp_path)
+    assert result["passed"], [c for c in result["checks"] if not c["passed"]][:3]

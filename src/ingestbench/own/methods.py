@@ -119,10 +119,8 @@ def csv_import_schema(spec: OwnTableSpec) -> list[dict[str, str]]:
     schema = []
     for name in spec.file_columns:
         kind = spec.column_kind(name)
-        if kind == "timestamp":
-            schema.append(
-                {"name": name, "type": "TIMESTAMP", **({"pattern": pattern} if pattern else {})}
-            )
+        if kind == "timestamp" and pattern:  # without one, the import detects ISO 8601 itself
+            schema.append({"name": name, "type": "TIMESTAMP", "pattern": pattern})
         elif kind == "date":
             schema.append({"name": name, "type": "DATE", "pattern": "yyyy-MM-dd"})
     return schema

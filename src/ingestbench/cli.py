@@ -113,12 +113,14 @@ def add_variants_parser(subparsers: argparse._SubParsersAction) -> argparse.Argu
 
 def run_variants(args: argparse.Namespace) -> int:
     from ingestbench.config import load_config
-    from ingestbench.tsbs import DatasetParams
+    from ingestbench.own.dataset import dataset_name, own_variants
     from ingestbench.variants import variants_by_dataset
 
     config = load_config(args.config)
-    names = {d["label"]: DatasetParams.from_config(d).name for d in config["datasets"]}
+    entries = {d["label"]: d for d in config["datasets"]}
+    names = {label: dataset_name(d) for label, d in entries.items()}
     for label, variants in variants_by_dataset(config, list(names)).items():
+        variants = own_variants(entries[label], variants)  # own data: its file's format
         print(f"{names[label]} ({label}): {len(variants)} variants")
         for v in variants:
             print(f"  {v.name}")

@@ -83,3 +83,11 @@ def test_ingest_by_hand_refuses_a_file_it_cannot_describe(tmp_path):
         f"ERROR: dataset 'two': {data} has 2 timestamp columns (a, b); name the designated one "
         "with --timestamp."
     ]
+
+
+def test_variants_lists_an_own_datasets_variants_of_its_format():
+    result = ingestbench("variants", "--config", str(REPO / "config.own.yaml"))
+    assert result.returncode == 0, result.stderr
+    assert "own-trades (trades): 7 variants" in result.stdout
+    assert "own-trades-csv (trades_csv): 6 variants" in result.stdout
+    assert "  none-server_csv-csv-http" in result.stdout

@@ -181,3 +181,16 @@ def test_the_example_trades_table_is_realistic():
     ts = table.column("ts").to_pylist()
     assert len(set(ts)) * 10 < len(ts)  # many rows per timestamp
     assert re.match(r"own-", dataset_name({"label": "x", "path": "y.parquet"}))
+
+
+def test_a_refusal_only_a_load_reveals_is_unsupported_and_anything_else_fails():
+    from ingestbench.ingest.encoder import EncodeError
+    from ingestbench.ingest.methods import SendError
+    from ingestbench.own.job import unsupported_from_error
+
+    refused = SendError("v: QuestDB refused the rows (ILP/http at x) while sending: cast error")
+    assert unsupported_from_error(refused) == str(refused)
+    assert unsupported_from_error(EncodeError("column 'x' is bool")) == "column 'x' is bool"
+    lost = SendError("v: lost the connection to QuestDB (ILP/tcp at x) while sending")
+    assert unsupported_from_error(lost) is None  # a server gone is a failure, not the data
+    assert unsupported_from_error(ValueError("bug")) is None

@@ -9,6 +9,7 @@ from ingestbench.own.dataset import (
     dataset_name,
     dataset_rows,
     is_own,
+    own_data_files,
     own_data_path,
     own_variants,
 )

@@ -34,7 +34,7 @@ for _name in OWN_DATASETS:
         name:
             f"describe_{_name.replace('-', '_')}"
         input:
-            data=data_input(_name, "parquet"),
+            data=own_data_files(dataset_config(_name)),
         output:
             **{fmt: dataset_file(_name, fmt) for fmt in dataset_formats(_name)},
             manifest=f"results/data/{_name}.manifest.json",

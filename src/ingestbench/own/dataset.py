@@ -140,6 +140,19 @@ def own_data_path(d: dict[str, Any]) -> str:
     return str(OwnDataset.from_config(d).path)
 
 
+def own_data_files(d: dict[str, Any]) -> list[str]:
+    """The files an own dataset consists of (a directory's Parquet files, each an input of its
+    describe rule: a file rewritten in place then reruns the dataset's jobs too)."""
+    path = OwnDataset.from_config(d).path
+    if not path.is_dir():
+        return [str(path)]
+
+    def hidden(p: Path) -> bool:
+        return any(part.startswith((".", "_")) for part in p.relative_to(path).parts)
+
+    return sorted(str(p) for p in path.rglob("*.parquet") if p.is_file() and not hidden(p))
+
+
 def own_variants(d: dict[str, Any], variants: list) -> list:
     """The variants an own dataset runs: those reading its file's format, and the ILP text's
     (a csv variant of a Parquet file would need a copy of the file the workflow never makes)."""

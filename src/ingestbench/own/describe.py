@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ingestbench.own.dataset import OwnDataError, OwnDataset, plain_identifier
+from ingestbench.own.dataset import OwnDataError, OwnDataset, own_data_files, plain_identifier
 from ingestbench.own.kinds import STRING_KINDS
 from ingestbench.own.spec import OwnSource, OwnTableSpec
 from ingestbench.own.types import RESERVED, arrow_type_text, kind_of, unsupported_reason
@@ -30,11 +30,7 @@ def is_hive(directory: Path) -> bool:
 
 def parquet_files(directory: Path) -> list[Path]:
     """The Parquet files under a directory, in a stable order (hidden files left out)."""
-
-    def hidden(p: Path) -> bool:
-        return any(part.startswith((".", "_")) for part in p.relative_to(directory).parts)
-
-    return sorted(p for p in directory.rglob("*.parquet") if p.is_file() and not hidden(p))
+    return [Path(p) for p in own_data_files({"label": "x", "path": str(directory)})]
 
 
 def read_schema(dataset: OwnDataset) -> pa.Schema:

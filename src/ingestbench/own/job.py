@@ -62,6 +62,8 @@ def unsupported_from_error(exc: BaseException) -> str | None:
 
     if isinstance(exc, EncodeError):
         return str(exc)
-    if isinstance(exc, SendError) and ("could not serialize" in str(exc) or "refused" in str(exc)):
+    # The client refusing a value, the server the rows, or its COPY the file's values.
+    said = ("could not serialize", "refused", "'s COPY of")
+    if isinstance(exc, SendError) and any(words in str(exc) for words in said):
         return str(exc)
     return None

@@ -10,6 +10,7 @@ from ingestbench.logs import setup_logging
 from ingestbench.own.dataset import OwnDataset
 from ingestbench.own.ilp import write_ilp
 from ingestbench.own.manifest import spec_of, write_own_manifest
+from ingestbench.own.methods import ilp_text_possible
 
 
 def main(smk) -> None:
@@ -20,7 +21,7 @@ def main(smk) -> None:
         write_ilp(
             spec_of(manifest),
             manifest["rows"],
-            lines_possible=not manifest["rows_without_values"],
+            lines_possible=ilp_text_possible(spec_of(manifest), manifest),
             output=Path(smk.output.ilp),
         )
 

@@ -50,7 +50,8 @@ def test_the_docs_show_the_one_mapping_table():
      (pa.large_string(), "varchar"), (pa.dictionary(pa.int32(), pa.string()), "symbol"),
      (pa.timestamp("ns", tz="Europe/Paris"), "timestamp"), (pa.timestamp("s"), "timestamp"),
      (pa.date32(), "date"), (pa.list_(pa.int64()), None), (pa.binary(), None),
-     (pa.duration("s"), None), (pa.decimal128(10, 2), None)],
+     (pa.duration("s"), None), (pa.decimal128(10, 2), "decimal(10,2)"),
+     (pa.decimal256(40, 5), "decimal(40,5)")],
 )  # fmt: skip
 def test_each_arrow_type_maps_to_one_kind(arrow, kind):
     assert kind_of(arrow) == kind

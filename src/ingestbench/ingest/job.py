@@ -156,8 +156,13 @@ def _measure(
         rows = sum(p.rows for p in parts)
     else:
         rows = rows_to_ingest(variant, dataset["rows"], settings.rows_cap)
+    protocol = settings.ilp_protocol_version
+    if manifest.get("own"):  # a table with decimals goes over the version that carries them
+        from ingestbench.own.methods import protocol_for
+
+        protocol = protocol_for(parts[0].spec, protocol)
     job = Job(qdb, settings.table, variant, Path(files.data), rows,
-              settings.ilp_protocol_version, dedup=dataset["dedup"],
+              protocol, dedup=dataset["dedup"],
               field_type=dataset["field_type"], parts=parts)  # fmt: skip
     doc = run_variant(job, dataset, dataset["field_type"], settings.repeats, settings.warmup_rows)
     if job.dedup:  # every dataset has its Parquet beside the manifest

@@ -23,6 +23,7 @@ def describe_by_hand(
     """(the file the variant reads, the manifest) for the user's file at `data`."""
     from ingestbench.own.ilp import write_ilp
     from ingestbench.own.manifest import spec_of, write_own_manifest
+    from ingestbench.own.methods import ilp_text_possible
 
     if not data.exists():
         raise OwnDataError(f"{data} does not exist; point --data at a Parquet or CSV file.")
@@ -38,7 +39,7 @@ def describe_by_hand(
     write_ilp(
         spec_of(manifest),
         manifest["rows"],
-        lines_possible=not manifest["rows_without_values"],
+        lines_possible=ilp_text_possible(spec_of(manifest), manifest),
         output=ilp,
     )
     return ilp, manifest_path

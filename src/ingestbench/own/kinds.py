@@ -12,6 +12,16 @@ QUESTDB_TYPES = {
     "double": "DOUBLE",
     "timestamp": "TIMESTAMP",
     "date": "DATE",
+    "decimal": "DECIMAL(p,s)",  # a kind decimal(p,s) keeps the file's precision and scale
 }
 NUMERIC_KINDS = ("int", "long", "float", "double")
 STRING_KINDS = ("symbol", "varchar")
+
+
+def questdb_type(kind: str) -> str:
+    """The QuestDB type of a kind; ``decimal(10,2)`` is ``DECIMAL(10,2)``."""
+    return kind.upper() if kind.startswith("decimal(") else QUESTDB_TYPES[kind]
+
+
+def decimal_kinds(kinds) -> list[str]:
+    return [k for k in kinds if k.startswith("decimal(")]

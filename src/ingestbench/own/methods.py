@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ingestbench.own.kinds import NUMERIC_KINDS, QUESTDB_TYPES
+from ingestbench.own.kinds import NUMERIC_KINDS, decimal_kinds, questdb_type
 from ingestbench.own.spec import OwnTableSpec
 from ingestbench.variants import ROW_LOOP_METHODS, SERVER_METHODS, Variant
 
@@ -51,6 +51,8 @@ def unsupported_reason(
             f"{empty:,} row(s) have a null in every column besides the symbols and timestamp, "
             f"and an ILP line needs a value (the server's imports take such rows)"
         )
+    if method == "ilp_file" and decimal_kinds(spec.kinds):
+        return "the ILP text is protocol 1, which carries no decimal (the client paths send 3)"
     if method in ROW_LOOP_METHODS and rows_cap and manifest["rows"] > rows_cap:
         return (
             f"a row loop loads an own file whole, and this one has {manifest['rows']:,} rows, "
@@ -63,7 +65,7 @@ def unsupported_reason(
             name, kind = other[0]
             return (
                 f"the vectorized encoder writes symbols, floats and integers only (the dtype "
-                f"matrix, docs/dtypes.md), and column {name!r} is {QUESTDB_TYPES[kind]}"
+                f"matrix, docs/dtypes.md), and column {name!r} is {questdb_type(kind)}"
             )
     if method == "server_parquet" and src.directory:
         return "QuestDB's read_parquet() reads one file, and this dataset is a directory of them"
@@ -124,3 +126,18 @@ def csv_import_schema(spec: OwnTableSpec) -> list[dict[str, str]]:
         elif kind == "date":
             schema.append({"name": name, "type": "DATE", "pattern": "yyyy-MM-dd"})
     return schema
+
+
+#: The ILP protocol version that carries decimals.
+DECIMAL_PROTOCOL = 3
+
+
+def protocol_for(spec: OwnTableSpec, configured: int) -> int:
+    """The ILP protocol a client path sends this table with: the configured one, or 3 for a
+    table with decimals (the only version that carries them)."""
+    return max(configured, DECIMAL_PROTOCOL) if decimal_kinds(spec.kinds) else configured
+
+
+def ilp_text_possible(spec: OwnTableSpec, manifest: dict[str, Any]) -> bool:
+    """Whether the ILP text can be made: every row has a value, and no column is a decimal."""
+    return not manifest.get("rows_without_values") and not decimal_kinds(spec.kinds)

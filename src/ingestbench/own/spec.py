@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ingestbench.own.dataset import CsvOptions
-from ingestbench.own.kinds import NUMERIC_KINDS, QUESTDB_TYPES
+from ingestbench.own.kinds import NUMERIC_KINDS, questdb_type
 from ingestbench.tsbs.columns import TableSpec
 
 
@@ -53,7 +53,7 @@ class OwnTableSpec(TableSpec):
             return "TIMESTAMP"
         if column in self.tags:
             return "SYMBOL"
-        return QUESTDB_TYPES[self.kind(column)]
+        return questdb_type(self.kind(column))
 
     def to_dict(self) -> dict[str, Any]:
         src = self.source or OwnSource("", "parquet")

@@ -21,7 +21,11 @@ MAPPING = (
     ("timestamp[s|ms|us|ns] with or without zone", "timestamp",
      "kept as UTC instants at microseconds (nanoseconds are truncated)"),
     ("date32, date64", "date", "midnight UTC of the day, milliseconds"),
+    ("decimal128, decimal256 (precision up to 76)", "decimal",
+     "the file's precision and scale; sent over ILP protocol 3"),
 )  # fmt: skip
+#: The most digits QuestDB's DECIMAL holds.
+MAX_DECIMAL_PRECISION = 76
 
 
 def _is_string(t: pa.DataType) -> bool:
@@ -48,6 +52,8 @@ def kind_of(t: pa.DataType) -> str | None:
         return "timestamp"
     if pa.types.is_date(t):
         return "date"
+    if pa.types.is_decimal(t) and t.precision <= MAX_DECIMAL_PRECISION:
+        return f"decimal({t.precision},{t.scale})"
     return None
 
 
@@ -56,7 +62,7 @@ def unsupported_reason(t: pa.DataType) -> str:
     if pa.types.is_unsigned_integer(t):
         return "QuestDB has no unsigned 64-bit integer (LONG holds at most 2^63 - 1)"
     if pa.types.is_decimal(t):
-        return "decimals are not mapped yet (a lossless QuestDB DECIMAL path is still to come)"
+        return f"QuestDB's DECIMAL holds at most {MAX_DECIMAL_PRECISION} digits"
     if pa.types.is_duration(t) or pa.types.is_interval(t):
         return "QuestDB has no duration or interval column"
     if pa.types.is_time(t):
@@ -152,5 +158,9 @@ def arrow_type(text: str) -> pa.DataType:
         return pa.timestamp(unit.strip(), tz=tz)
     if text.startswith("dictionary<"):
         return pa.dictionary(pa.int32(), pa.string())
+    if text.startswith("decimal"):
+        bits, _, rest = text.partition("(")
+        precision, scale = (int(v) for v in rest.rstrip(")").split(","))
+        return (pa.decimal256 if bits == "decimal256" else pa.decimal128)(precision, scale)
     aliases = {"date32[day]": pa.date32(), "date64[ms]": pa.date64(), "string_view": pa.string()}
     return aliases.get(text) or pa.type_for_alias(text)

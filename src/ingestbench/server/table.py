@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from ingestbench.own.kinds import QUESTDB_TYPES
+from ingestbench.own.kinds import questdb_type
 from ingestbench.server.process import QuestDB, QuestDBError
 from ingestbench.tsbs.columns import (  # noqa: F401 (COLUMNS, FIELDS, TAGS: re-exported)
     COLUMNS,
@@ -23,7 +23,7 @@ def create_table_sql(
     `table` is a spec, or the name of a cpu table whose fields are all `field_type`."""
     spec = cpu_spec(field_type, table) if isinstance(table, str) else table
     types = {t: "SYMBOL" for t in spec.tags}
-    types |= {f: QUESTDB_TYPES[k] for f, k in zip(spec.fields, spec.kinds, strict=True)}
+    types |= {f: questdb_type(k) for f, k in zip(spec.fields, spec.kinds, strict=True)}
     ts = spec.timestamp
     types[ts] = "TIMESTAMP"
     # Own data keeps its file's column order (a CSV import maps columns by position).

@@ -44,6 +44,8 @@ def _normalised(column: str, kind: str, sql_type: str, nullable: bool) -> str:
     expected), times as epoch microseconds (UTC)."""
     if kind == "varchar":
         return f"CAST({column} AS VARCHAR)"
+    if kind.startswith("decimal("):  # exact: as text at the file's precision and scale
+        return f"CAST(CAST({column} AS {kind.upper()}) AS VARCHAR)"
     if kind == "boolean":
         return f"CAST({column} AS BOOLEAN)"
     if kind in ("int", "long") and is_integer_type(sql_type):

@@ -158,7 +158,10 @@ def own_variants(d: dict[str, Any], variants: list) -> list:
     (a csv variant of a Parquet file would need a copy of the file the workflow never makes)."""
     if not is_own(d):
         return variants
-    fmt = OwnDataset.from_config(d).format
+    try:
+        fmt = OwnDataset.from_config(d).format
+    except OwnDataError:  # its describe rule says why, in one sentence, before any ingestion
+        fmt = None
     return [v for v in variants if v.format in (fmt, "ilp")]
 
 

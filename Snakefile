@@ -13,6 +13,7 @@ from snakemake.utils import min_version
 
 from ingestbench.config import ConfigError, validate_config
 from ingestbench.disk import DiskSpaceError
+from ingestbench.own.dataset import dataset_pattern
 from ingestbench.tsbs.columns import USE_CASES
 
 min_version("9.0")
@@ -31,7 +32,7 @@ include: "rules/common.smk"
 
 
 wildcard_constraints:
-    dataset=f"({'|'.join(USE_CASES)})-[A-Za-z0-9-]+",
+    dataset=dataset_pattern(USE_CASES),
     variant="[a-z_]+-[a-z_]+-[a-z]+-[a-z]+(-[wb][0-9]+)?(-c([0-9]+|all))?",
 
 

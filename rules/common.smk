@@ -7,8 +7,15 @@ from pathlib import Path
 
 from ingestbench.charts.registry import chart_paths
 from ingestbench.disk import check_needs, workflow_needs
+from ingestbench.own.dataset import (
+    dataset_name,
+    dataset_rows,
+    is_own,
+    own_data_files,
+    own_data_path,
+    own_variants,
+)
 from ingestbench.rule_inputs import code_digest
-from ingestbench.tsbs import DatasetParams
 from ingestbench.variants import FORMATS, parse_variant_name, variants_by_dataset
 
 # This experiment's results (each config names its own folder) and the datasets (shared).
@@ -16,12 +23,16 @@ RESULTS = config["results_dir"].rstrip("/")
 DATA = config["data_dir"].rstrip("/")
 SCRIPTS = Path(workflow.basedir) / "scripts"
 
-DATASET_CONFIGS = {DatasetParams.from_config(d).name: d for d in config["datasets"]}
+DATASET_CONFIGS = {dataset_name(d): d for d in config["datasets"]}
 LABEL_TO_DATASET = {d["label"]: name for name, d in DATASET_CONFIGS.items()}
+# An own dataset runs the variants of its file's format (and the ILP text's).
 VARIANTS = {
-    LABEL_TO_DATASET[label]: variants
+    LABEL_TO_DATASET[label]: own_variants(
+        DATASET_CONFIGS[LABEL_TO_DATASET[label]], variants
+    )
     for label, variants in variants_by_dataset(config, list(LABEL_TO_DATASET)).items()
 }
+OWN_DATASETS = [name for name, d in DATASET_CONFIGS.items() if is_own(d)]
 
 
 def script_code(name):
@@ -39,12 +50,29 @@ def dataset_formats(name):
     its variants read. The ILP text is big (disk.FILE_BYTES_PER_ROW), so only for datasets that
     send it.
     """
+    if name in OWN_DATASETS:  # only the ILP text is made from the user's file
+        return ["ilp"] if any(v.format == "ilp" for v in VARIANTS.get(name, [])) else []
     needed = {"parquet"} | {v.format for v in VARIANTS.get(name, [])}
     return [fmt for fmt in FORMATS if fmt in needed]
 
 
 def dataset_path(name, fmt):
     return f"{DATA}/{name}.{fmt}"
+
+
+def data_input(name, fmt):
+    """The file an ingestion of format `fmt` reads: an own dataset's is the user's file where it
+    is (its ILP text excepted), a TSBS dataset's the generated one."""
+    if name in OWN_DATASETS and fmt != "ilp":
+        return own_data_path(DATASET_CONFIGS[name])
+    return dataset_path(name, fmt)
+
+
+def validation_source(name):
+    """What DuckDB reads the expected rows from: the user's file, or the generated Parquet."""
+    if name in OWN_DATASETS:
+        return own_data_path(DATASET_CONFIGS[name])
+    return dataset_path(name, "parquet")
 
 
 def dataset_file(name, fmt):
@@ -107,9 +135,7 @@ def check_disk_space():
     """Raise DiskSpaceError (one sentence) if the datasets still to generate, and the data of
     one ingestion job of the largest dataset still to ingest, do not fit the free space.
     """
-    rows = {
-        name: DatasetParams.from_config(d).rows for name, d in DATASET_CONFIGS.items()
-    }
+    rows = {name: dataset_rows(d, name) for name, d in DATASET_CONFIGS.items()}
     to_generate = []
     for name in DATASET_CONFIGS:
         missing = [

@@ -3,7 +3,7 @@
 # dataset, because a rule's outputs cannot depend on a wildcard's value and the big ILP text must
 # exist only where it is sent.
 
-for _name in DATASET_CONFIGS:
+for _name in (n for n in DATASET_CONFIGS if n not in OWN_DATASETS):
 
     rule:
         name:
@@ -26,3 +26,47 @@ for _name in DATASET_CONFIGS:
             code=script_code("generate.py"),
         script:
             "../scripts/generate.py"
+
+
+# Own data (ingestbench.own): the user's file is described, hashed into its manifest and, where a
+# variant sends it, written once as ILP text; never copied. A changed file reruns its jobs.
+for _name in OWN_DATASETS:
+
+    rule:
+        name:
+            f"describe_{_name.replace('-', '_')}"
+        input:
+            data=own_data_files(dataset_config(_name)),
+        output:
+            **{fmt: dataset_file(_name, fmt) for fmt in dataset_formats(_name)},
+            manifest=f"{DATA}/{_name}.manifest.json",
+        log:
+            f"{RESULTS}/logs/describe/{_name}.log",
+        group:
+            "dataset"
+        conda:
+            "../envs/ingestbench.yaml"
+        params:
+            dataset=dataset_config(_name),
+            code=script_code("describe_own.py"),
+        script:
+            "../scripts/describe_own.py"
+
+
+# The example own table of config.own.yaml (ingestbench.own.example): trades, N rows, as Parquet
+# or as a CSV with its own delimiter and null marker. Made only when a dataset's path names it.
+rule own_example:
+    output:
+        "results/examples/trades-{rows}.{ext}",
+    log:
+        f"{RESULTS}/logs/own_example/trades-{{rows}}.{{ext}}.log",
+    wildcard_constraints:
+        rows="[0-9]+",
+        ext="parquet|csv",
+    localrule: True
+    conda:
+        "../envs/ingestbench.yaml"
+    params:
+        code=script_code("own_example.py"),
+    script:
+        "../scripts/own_example.py"

@@ -11,7 +11,7 @@ from ingestbench.rule_inputs import ingest_settings
 
 rule ingest:
     input:
-        data=lambda w: dataset_path(w.dataset, variant_config(w.variant)["format"]),
+        data=lambda w: data_input(w.dataset, variant_config(w.variant)["format"]),
         manifest=f"{DATA}/{{dataset}}.manifest.json",
         jar=questdb_jar_input(),
     output:

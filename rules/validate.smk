@@ -6,7 +6,8 @@ from ingestbench.rule_inputs import validate_settings
 
 rule expected:
     input:
-        parquet=f"{DATA}/{{dataset}}.parquet",
+        parquet=lambda w: validation_source(w.dataset),
+        manifest=f"{DATA}/{{dataset}}.manifest.json",
     output:
         f"{RESULTS}/expected/{{dataset}}.json",
     log:
@@ -31,7 +32,7 @@ rule validate:
         actual=f"{RESULTS}/actual/{{dataset}}/{{variant}}.json",
         export=f"{RESULTS}/exports/{{dataset}}/{{variant}}",
         expected=f"{RESULTS}/expected/{{dataset}}.json",
-        parquet=f"{DATA}/{{dataset}}.parquet",
+        parquet=lambda w: validation_source(w.dataset),
     output:
         f"{RESULTS}/validation/{{dataset}}/{{variant}}.json",
     log:

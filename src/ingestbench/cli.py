@@ -118,12 +118,14 @@ def add_variants_parser(subparsers: argparse._SubParsersAction) -> argparse.Argu
 
 def run_variants(args: argparse.Namespace) -> int:
     from ingestbench.config import load_config
-    from ingestbench.tsbs import DatasetParams
+    from ingestbench.own.dataset import dataset_name, own_variants
     from ingestbench.variants import variants_by_dataset
 
     config = load_config(args.config)
-    names = {d["label"]: DatasetParams.from_config(d).name for d in config["datasets"]}
+    entries = {d["label"]: d for d in config["datasets"]}
+    names = {label: dataset_name(d) for label, d in entries.items()}
     for label, variants in variants_by_dataset(config, list(names)).items():
+        variants = own_variants(entries[label], variants)  # own data: its file's format
         print(f"{names[label]} ({label}): {len(variants)} variants")
         for v in variants:
             print(f"  {v.name}")
@@ -141,7 +143,15 @@ def add_ingest_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
         ),
     )
     parser.add_argument("variant", help="a variant name, e.g. polars-threads-csv-tcp-w2")
-    parser.add_argument("--data", required=True, help="the dataset file in the variant's format")
+    parser.add_argument(
+        "--data",
+        required=True,
+        help="the dataset file in the variant's format: a generated one, or your own Parquet or "
+        "CSV file (or directory of Parquet files), described as a dataset (docs/own-data.md)",
+    )
+    parser.add_argument(
+        "--timestamp", help="your own file's designated timestamp, when it has several"
+    )
     parser.add_argument("--config", default="config.yaml", help="default: %(default)s")
     parser.add_argument("--repeats", type=_int, help="override the config's repeats")
     parser.add_argument("--out", default="run.json", help="run file (default: %(default)s)")
@@ -175,8 +185,10 @@ def run_ingest(args: argparse.Namespace) -> int:
             f"dataset with `ingestbench generate` first."
         )
     manifest = data.with_name(data.name.rsplit(".", 1)[0] + ".manifest.json")
-    if not manifest.is_file():
-        raise UserError(f"{manifest} is missing; write it with `ingestbench generate`.")
+    if not manifest.is_file():  # not a generated file: the user's own, described beside --out
+        from ingestbench.own.cli import describe_by_hand
+
+        data, manifest = describe_by_hand(data, variant, Path(args.out), args.timestamp)
     # Kept where the workflow keeps its server logs, so a failed start can name a file that exists.
     server_log = Path(config["results_dir"]) / "logs" / "questdb" / f"{variant.name}.log"
     run = ingest_job(

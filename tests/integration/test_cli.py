@@ -50,3 +50,44 @@ def test_ingest_refuses_an_unknown_variant_in_one_sentence(tiny_dataset):
         "ERROR: 'pandas-teleport-csv-http' is not a variant name; list valid ones with "
         "`ingestbench variants`."
     ]
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("variant", ["polars-dataframe-parquet-http", "none-ilp_file-ilp-tcp-w1"])
+def test_ingest_takes_your_own_file_by_hand(tmp_path, variant):
+    from ingestbench.own.example import write_example
+
+    data = tmp_path / "My Trades.parquet"
+    write_example(data, 3_000)
+    out = tmp_path / "run.json"
+    config = str(REPO / "config.yaml")
+    result = ingestbench("ingest", variant, "--data", str(data), "--config", config,
+                         "--repeats", "1", "--out", str(out))  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    doc = json.loads(out.read_text())
+    assert doc["rows"] == 3_000 and len(doc["repeats"]) == 1
+    assert doc["dataset"]["label"] == "my_trades" and doc["dataset"]["columns"] == 11
+    assert (tmp_path / "run.manifest.json").is_file()
+
+
+def test_ingest_by_hand_refuses_a_file_it_cannot_describe(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    data = tmp_path / "two.parquet"
+    ts = pa.array([1, 2], pa.timestamp("us"))
+    pq.write_table(pa.table({"a": ts, "b": ts, "v": [1.0, 2.0]}), data)
+    result = ingestbench("ingest", "pandas-dataframe-parquet-http", "--data", str(data))
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        f"ERROR: dataset 'two': {data} has 2 timestamp columns (a, b); name the designated one "
+        "with --timestamp."
+    ]
+
+
+def test_variants_lists_an_own_datasets_variants_of_its_format():
+    result = ingestbench("variants", "--config", str(REPO / "config.own.yaml"))
+    assert result.returncode == 0, result.stderr
+    assert "own-trades (trades): 7 variants" in result.stdout
+    assert "own-trades-csv (trades_csv): 6 variants" in result.stdout
+    assert "  none-server_csv-csv-http" in result.stdout

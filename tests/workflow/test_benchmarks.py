@@ -296,3 +296,12 @@ def test_a_benchmark_job_creates_the_columns_of_its_field_type(field_type, monke
         types = dict(job.qdb.rows(f"SELECT \"column\", type FROM table_columns('{TABLE}')"))
     assert types["usage_user"] == field_type.upper()
     assert types["hostname"] == "SYMBOL"
+
+
+def test_bench_own_data_compares_client_memory_with_the_tsbs_path():
+    out = bench("bench_own_data.py", "--rows", "4000", "--repeats", "1")
+    rows = re.findall(r"^(TSBS cpu|own: trades)\s+([\d,]+)\s+([\d,]+)\s+(\d+)\s+([\d.]+)$", out,
+                      re.MULTILINE)  # fmt: skip
+    assert [r[0] for r in rows] == ["TSBS cpu", "own: trades"]
+    assert all(r[1] == "4,000" and int(r[3]) > 0 for r in rows)
+    assert rows[0][4] == "1.00"

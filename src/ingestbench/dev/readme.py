@@ -162,7 +162,9 @@ def _default(spec: dict[str, Any]) -> str:
     return f"`{json.dumps(value)}`"
 
 
-def _rows(properties: dict[str, Any], required: list[str], prefix: str) -> list[str]:
+def _rows(
+    properties: dict[str, Any], required: list[str], prefix: str, defs: dict[str, Any]
+) -> list[str]:
     rows = []
     for key, spec in properties.items():
         spec = {**spec, "_required": key in required}
@@ -170,11 +172,23 @@ def _rows(properties: dict[str, Any], required: list[str], prefix: str) -> list[
         text = " ".join(str(spec.get("description", "")).split()).replace("|", "\\|")
         rows.append(f"| `{path}` | {_type(spec)} | {_default(spec)} | {text} |")
         if "properties" in spec:
-            rows += _rows(spec["properties"], spec.get("required", []), f"{path}.")
-        items = spec.get("items", {})
-        if "properties" in items:
-            rows += _rows(items["properties"], items.get("required", []), f"{path}[].")
+            rows += _rows(spec["properties"], spec.get("required", []), f"{path}.", defs)
+        for items in _item_schemas(spec.get("items", {}), defs):  # each kind of item in turn
+            new = _rows(items["properties"], items.get("required", []), f"{path}[].", defs)
+            rows += [row for row in new if row not in rows]
     return rows
+
+
+def _item_schemas(items: dict[str, Any], defs: dict[str, Any]) -> list[dict[str, Any]]:
+    """An array's item schemas with properties: the one, or each branch of an if/then/else."""
+    branches = [items.get("else"), items.get("then")] if "if" in items else [items]
+    found = []
+    for branch in branches:
+        if branch and "$ref" in branch:
+            branch = defs[branch["$ref"].rsplit("/", 1)[-1]]
+        if branch and "properties" in branch:
+            found.append(branch)
+    return found
 
 
 def configuration_doc(schema_path: Path = SCHEMA_PATH) -> str:
@@ -212,10 +226,12 @@ def configuration_doc(schema_path: Path = SCHEMA_PATH) -> str:
         "",
         "| key | type | default | what it does |",
         "|---|---|---|---|",
-        *_rows(schema["properties"], schema.get("required", []), ""),
+        *_rows(schema["properties"], schema.get("required", []), "", schema.get("$defs", {})),
         "",
     ]
     for name, spec in schema.get("$defs", {}).items():
+        if "properties" in spec:  # an object's keys are rows of the table above
+            continue
         text = " ".join(str(spec.get("description", "")).split())
         lines.append(f"- *{name.replace('_', ' ')}*: {_type(spec)}. {text}".rstrip() + "\n")
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -51,6 +51,10 @@ def rows_to_ingest(variant: Variant, dataset_rows: int, rows_cap: int | None) ->
 
 
 def dataset_summary(manifest: dict[str, Any]) -> dict[str, Any]:
+    if manifest.get("own"):
+        from ingestbench.own.job import own_summary
+
+        return own_summary(manifest)
     p = manifest["params"]
     summary = {"name": manifest["name"], "rows": manifest["rows"], "scale": p["scale"],
                "epochs": p["epochs"], "seed": p["seed"], "field_type": p["field_type"],
@@ -69,6 +73,10 @@ def job_parts(
     from ingestbench.ingest.methods import TablePart
     from ingestbench.tsbs.columns import table_file, use_case_tables
 
+    if manifest.get("own"):  # the user's one table (ingestbench.own)
+        from ingestbench.own.job import own_parts
+
+        return own_parts(variant, manifest, data)
     use_case = manifest["params"].get("use_case", "cpu")
     if use_case == "cpu":
         return ()
@@ -93,6 +101,11 @@ def ingest_job(
     `recorded_settings` (ingestbench.rule_inputs.ingest_settings) go into the run file: what
     it ran under, which the summary checks against the config."""
     manifest = load_json(files.manifest, "dataset manifest")
+    if manifest.get("own") and (reason := _own_unsupported(settings, variant, manifest)):
+        log.info("%s cannot load this table: %s", variant.name, reason)
+        from ingestbench.own.job import write_unsupported
+
+        return write_unsupported(files, variant, manifest, reason)
     contention = Contention().look()  # before this job's own server exists
     if settings.guards.exclusive:
         contention.refuse_if_busy()
@@ -100,7 +113,16 @@ def ingest_job(
     imports = functools.partial(import_measuring_code, variant.library)
     with questdb_server(settings.questdb, jar, server_log, while_starting=imports) as qdb:
         contention.qdb = qdb
-        doc = _measure(qdb, settings, variant, files, manifest, contention)
+        try:
+            doc = _measure(qdb, settings, variant, files, manifest, contention)
+        except Exception as exc:
+            reason = _own_refusal(manifest, exc)
+            if reason is None:
+                raise
+            log.info("%s could not load this table: %s", variant.name, reason)
+            from ingestbench.own.job import write_unsupported
+
+            return write_unsupported(files, variant, manifest, reason)
     doc["contention"] = contention.to_dict()
     if contention.contended:
         log.warning("%s shared the machine with other work during its repeats (%s); its run "
@@ -109,6 +131,22 @@ def ingest_job(
     if recorded_settings is not None:
         doc["settings"] = dict(recorded_settings)
     return write_run(files.run, doc)  # last: a run file exists only for a finished job
+
+
+def _own_unsupported(settings: Settings, variant: Variant, manifest: dict[str, Any]) -> str | None:
+    from ingestbench.own.job import own_spec
+    from ingestbench.own.methods import unsupported_reason
+
+    return unsupported_reason(variant, own_spec(manifest), manifest, settings.rows_cap)
+
+
+def _own_refusal(manifest: dict[str, Any], exc: Exception) -> str | None:
+    """On own data, a value the path cannot carry makes the variant unsupported, not a failure."""
+    if not manifest.get("own"):
+        return None
+    from ingestbench.own.job import unsupported_from_error
+
+    return unsupported_from_error(exc)
 
 
 def import_measuring_code(library: str) -> None:
@@ -142,8 +180,13 @@ def _measure(
         rows = sum(p.rows for p in parts)
     else:
         rows = rows_to_ingest(variant, dataset["rows"], settings.rows_cap)
+    protocol = settings.ilp_protocol_version
+    if manifest.get("own"):  # a table with decimals goes over the version that carries them
+        from ingestbench.own.methods import protocol_for
+
+        protocol = protocol_for(parts[0].spec, protocol)
     job = Job(qdb, settings.table, variant, Path(files.data), rows,
-              settings.ilp_protocol_version, dedup=dataset["dedup"],
+              protocol, dedup=dataset["dedup"],
               field_type=dataset["field_type"], parts=parts)  # fmt: skip
     deadline_s = settings.guards.repeat_deadline_s or default_limit_s(rows)
     source = functools.partial(source_checks_of, job, files, dataset)

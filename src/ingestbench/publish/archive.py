@@ -140,6 +140,10 @@ def dataset_entries(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "seed": _int(r.get("seed")),
             "field_type": field_type if isinstance(field_type, str) else None,
         })  # fmt: skip
+        label = r.get("dataset_label")
+        if isinstance(label, str) and label:  # own data: its label, columns and bytes
+            seen[r["dataset"]] |= {"label": label, "columns": _int(r.get("dataset_columns")),
+                                   "bytes": _int(r.get("dataset_bytes"))}  # fmt: skip
     return list(seen.values())
 
 

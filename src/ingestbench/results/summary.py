@@ -241,9 +241,12 @@ def summarize(
     With `expected_settings` (run file path -> the settings the config gives it), a run file
     that ran under other settings is refused."""
     run_paths = list(run_paths)
-    records = [read_run(p) for p in run_paths]
+    read = [(p, read_run(p)) for p in run_paths]
+    # A run of a method that cannot load the table measured nothing: it is listed apart.
+    read = [(p, r) for p, r in read if not r.extra.get("unsupported")]
+    records = [r for _, r in read]
     if expected_settings is not None:
-        for path, record in zip(run_paths, records, strict=True):
+        for path, record in read:
             check_settings(path, record, expected_settings[str(path)])
     rows = [run_row(record) for record in records]
     if not rows:
@@ -260,6 +263,9 @@ def summarize(
     df = add_ceiling_fraction(df)
     # Another QuestDB or another job ran on the machine during the repeats (ingest.contention).
     df["contended"] = [bool((r.extra.get("contention") or {}).get("contended")) for r in records]
+    if any(r.dataset.extra.get("own") for r in records):  # own data: what its name stands for
+        for key in OWN_DATASET_KEYS:
+            df[f"dataset_{key}"] = [r.dataset.extra.get(key) for r in records]
     df["hosts"], df["mixed_machines"] = host_columns([r.to_dict() for r in records])
     for col in (
         "dataset_rows",
@@ -280,6 +286,31 @@ def summarize(
         ["dataset_rows", "dataset", "rows_per_s_median"], ascending=[False, True, False]
     )
     return df.reset_index(drop=True)
+
+
+#: What a run file says of an own dataset besides its name and rows (ingestbench.own.job).
+OWN_DATASET_KEYS = ("label", "columns", "bytes")
+
+
+def unsupported_runs(run_paths: Iterable[Path]) -> list[dict[str, str]]:
+    """{dataset, variant, reason} of every run whose method cannot load its table."""
+    out = []
+    for path in run_paths:
+        record = read_run(path)
+        if record.extra.get("unsupported"):
+            out.append({"dataset": record.dataset.name, "variant": record.variant.name,
+                        "reason": record.extra["unsupported"]})  # fmt: skip
+    return out
+
+
+def dataset_heading(dataset: str, first: pd.Series) -> str:
+    """`name: N rows`; for own data also its label, columns and bytes."""
+    heading = f"{dataset}: {int(first['dataset_rows']):,} rows"
+    label = first.get("dataset_label")
+    if isinstance(label, str) and label:
+        heading += (f", {int(first['dataset_columns'])} columns, "
+                    f"{first['dataset_bytes'] / MIB:,.1f} MiB (your data, `{label}`)")  # fmt: skip
+    return heading
 
 
 def read_summary(path: Path) -> pd.DataFrame:
@@ -330,7 +361,12 @@ def _fmt_rate(v: float, scale: float = 1.0, digits: int = 0) -> str:
     return "n/a" if pd.isna(v) else f"{v / scale:,.{digits}f}"
 
 
-def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 20) -> str:
+def to_markdown(
+    df: pd.DataFrame,
+    env: dict[str, Any] | None = None,
+    top: int = 20,
+    unsupported: list[dict[str, str]] | None = None,
+) -> str:
     """A readable table per dataset: the `top` variants by median end-to-end rows/s."""
     lines = ["# Ingestion benchmark summary", "", machine_line(env), ""]
     lines.append(
@@ -344,7 +380,7 @@ def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 
     for dataset, group in df.groupby("dataset", sort=False):
         group = group.sort_values("rows_per_s_median", ascending=False)
         first = group.iloc[0]
-        lines += ["", f"## {dataset}: {int(first['dataset_rows']):,} rows", ""]
+        lines += ["", f"## {dataset_heading(dataset, first)}", ""]
         lines.append(
             "| # | variant | rows/s (min–max) | MiB/s | end to end s | cold s | "
             "speedup | × iterrows | client MiB | validated |"
@@ -414,6 +450,10 @@ def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 
             )
             + ".",
         ]
+    if unsupported:
+        lines += ["", "**Unsupported on this data** (the method cannot load the table; nothing "
+                  "was measured):", ""]  # fmt: skip
+        lines += [f"- `{u['dataset']}/{u['variant']}`: {u['reason']}" for u in unsupported]
     return "\n".join(lines) + "\n"
 
 
@@ -445,9 +485,10 @@ def write_summary(
     md_path: Path,
     expected_settings: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> pd.DataFrame:
+    run_paths = list(run_paths)
     df = summarize(run_paths, validation_paths, expected_settings)
     env = load_json(environment_path, "environment file") if environment_path else None
     write_text_atomic(csv_path, df.to_csv(index=False))
-    write_text_atomic(md_path, to_markdown(df, env))
+    write_text_atomic(md_path, to_markdown(df, env, unsupported=unsupported_runs(run_paths)))
     log.info("summarized %d runs into %s and %s", len(df), csv_path, md_path)
     return df

@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterable
 
 from ingestbench.disk import existing_ancestor
+from ingestbench.own.kinds import questdb_type
 from ingestbench.server.data_dir import FULL_DISK_BYTES
 from ingestbench.server.process import QuestDB, QuestDBError
 from ingestbench.tsbs.columns import (  # noqa: F401 (COLUMNS, FIELDS, TAGS: re-exported)
@@ -17,8 +18,6 @@ from ingestbench.tsbs.columns import (  # noqa: F401 (COLUMNS, FIELDS, TAGS: re-
     cpu_spec,
 )
 
-_SQL_TYPES = {"double": "DOUBLE", "long": "LONG"}
-
 
 def create_table_sql(
     table: str | TableSpec, field_type: str = "double", dedup: bool = False
@@ -27,10 +26,13 @@ def create_table_sql(
     `dedup`, upsert keys of the timestamp and every tag (a row sent again replaces its twin).
     `table` is a spec, or the name of a cpu table whose fields are all `field_type`."""
     spec = cpu_spec(field_type, table) if isinstance(table, str) else table
-    cols = [f"{t} SYMBOL" for t in spec.tags]
-    cols += [f"{f} {_SQL_TYPES[k]}" for f, k in zip(spec.fields, spec.kinds, strict=True)]
+    types = {t: "SYMBOL" for t in spec.tags}
+    types |= {f: questdb_type(k) for f, k in zip(spec.fields, spec.kinds, strict=True)}
     ts = spec.timestamp
-    cols.append(f"{ts} TIMESTAMP")
+    types[ts] = "TIMESTAMP"
+    # Own data keeps its file's column order (a CSV import maps columns by position).
+    order = getattr(spec, "order", ()) or spec.columns
+    cols = [f"{c} {types[c]}" for c in order]
     sql = f"CREATE TABLE {spec.table} ({', '.join(cols)}) TIMESTAMP({ts}) PARTITION BY DAY WAL"
     return sql + (f" DEDUP UPSERT KEYS({', '.join((ts, *spec.tags))})" if dedup else "")
 

@@ -17,6 +17,7 @@ import duckdb
 
 from ingestbench.errors import UserError
 from ingestbench.files import write_json_atomic
+from ingestbench.own.spec import is_own_spec
 from ingestbench.results.records import SCHEMA_VERSION
 from ingestbench.server.process import QuestDB
 from ingestbench.tsbs.columns import TableSpec, cpu_spec, table_file, use_case_tables
@@ -24,9 +25,11 @@ from ingestbench.validate.sql import (
     check_name,
     duck,
     epoch_us,
+    ident,
     is_integer_type,
     iso_us,
     number,
+    own_relation,
     source_relation,
     unreadable,
 )
@@ -44,6 +47,11 @@ def _tag_summary(values: list[str | None]) -> dict[str, Any]:
     if len(ordered) <= TAG_VALUES_LIMIT:
         summary["values"] = ordered
     return summary
+
+
+def numeric_fields(spec: TableSpec) -> tuple[str, ...]:
+    """The fields summed and bounded: all of a TSBS table's, the numbers of an own table's."""
+    return getattr(spec, "numeric_fields", spec.fields)
 
 
 def unwrap(aggregates: dict[str, Any]) -> dict[str, Any]:
@@ -78,10 +86,10 @@ def expected_aggregates(
     DuckDB; the cpu table's by default. A null field is left out of sum, min and max, as QuestDB
     leaves it out (NaN too: QuestDB stores a null DOUBLE as NaN)."""
     parquet, spec = Path(parquet), spec or cpu_spec()
-    tags, fields, ts = spec.tags, spec.fields, spec.timestamp
+    tags, fields, ts = spec.tags, numeric_fields(spec), spec.timestamp
     con = duck(**(limits or {}))
     try:
-        src = source_relation(parquet, limit)
+        src = own_relation(spec) if is_own_spec(spec) else source_relation(parquet, limit)
         con.execute(f"CREATE TEMP VIEW src AS SELECT * FROM {src}")
         types = {name: str(t) for name, t, *_ in con.execute("DESCRIBE src").fetchall()}
     except duckdb.Error as exc:
@@ -93,27 +101,31 @@ def expected_aggregates(
             f"table of this workflow: delete it and rerun."
         )
     agg: dict[str, Any] = {}
-    ts_us = epoch_us(ts, types[ts])
+    ts_us = epoch_us(ident(ts), types[ts])
     row_count, first, last = con.execute(
         f"SELECT count(*), min({ts_us}), max({ts_us}) FROM src"
     ).fetchone()
     agg["row_count"] = int(row_count)
-    keys = con.execute(f"SELECT {tags[0]}::VARCHAR, count(*) FROM src GROUP BY 1").fetchall()
+    keys = (
+        con.execute(f"SELECT {ident(tags[0])}::VARCHAR, count(*) FROM src GROUP BY 1").fetchall()
+        if tags else []
+    )  # fmt: skip
     agg["rows_per_host"] = _per_key(keys)
     agg["first_ts"], agg["last_ts"] = iso_us(first), iso_us(last)
     exprs = []
     for f in fields:
+        q = ident(f)
         if is_integer_type(types[f]):
-            exprs += [f"sum({f})", f"min({f})", f"max({f})"]
+            exprs += [f"sum({q})", f"min({q})", f"max({q})"]
         else:
-            v = f"(CASE WHEN isnan({f}) THEN NULL ELSE {f} END)" if spec.nullable else f
+            v = f"(CASE WHEN isnan({q}) THEN NULL ELSE {q} END)" if spec.nullable else q
             exprs += [f"fsum({v})", f"min({v})", f"max({v})"]  # fsum: Kahan
-    values = con.execute(f"SELECT {', '.join(exprs)} FROM src").fetchone()
+    values = con.execute(f"SELECT {', '.join(exprs)} FROM src").fetchone() if exprs else ()
     integer = {f: is_integer_type(types[f]) for f in fields}
     agg["fields"] = _field_aggregates(values, integer, fields)
     agg["tags"] = {}
     for t in tags:
-        distinct = con.execute(f"SELECT DISTINCT {t}::VARCHAR FROM src").fetchall()
+        distinct = con.execute(f"SELECT DISTINCT {ident(t)}::VARCHAR FROM src").fetchall()
         agg["tags"][t] = _tag_summary([v for (v,) in distinct])
     con.close()
     return agg
@@ -123,7 +135,7 @@ def questdb_aggregates(qdb: QuestDB, table: str, spec: TableSpec | None = None) 
     """The same aggregates as `expected_aggregates`, by SQL over QuestDB (after wait_wal_table),
     of `table` holding the rows of `spec` (the cpu table by default)."""
     t, spec = check_name(table), spec or cpu_spec()
-    tags, fields, ts = spec.tags, spec.fields, spec.timestamp
+    tags, fields, ts = spec.tags, numeric_fields(spec), spec.timestamp
     types = {
         name: str(typ)
         for name, typ in qdb.rows(f"SELECT \"column\", type FROM table_columns('{t}')")
@@ -133,14 +145,17 @@ def questdb_aggregates(qdb: QuestDB, table: str, spec: TableSpec | None = None) 
         f"SELECT count(), cast(min({ts}) AS long), cast(max({ts}) AS long) FROM {t}"
     )[0]
     agg["row_count"] = int(row_count)
-    keys = qdb.rows(f"SELECT {tags[0]}, count() FROM {t} GROUP BY {tags[0]}")
+    keys = qdb.rows(f"SELECT {tags[0]}, count() FROM {t} GROUP BY {tags[0]}") if tags else []
     agg["rows_per_host"] = _per_key(keys)
     agg["first_ts"], agg["last_ts"] = iso_us(first), iso_us(last)
     integer = {f: is_integer_type(types.get(f, "DOUBLE")) for f in fields}
     exprs = []
     for f in fields:
-        exprs += [f"sum({f})" if integer[f] else f"ksum({f})", f"min({f})", f"max({f})"]
-    values = qdb.rows(f"SELECT {', '.join(exprs)} FROM {t}")[0]
+        if types.get(f) == "FLOAT":  # as a double: its exact value, as DuckDB gives it
+            exprs += [f"ksum({f})", f"cast(min({f}) AS double)", f"cast(max({f}) AS double)"]
+        else:
+            exprs += [f"sum({f})" if integer[f] else f"ksum({f})", f"min({f})", f"max({f})"]
+    values = qdb.rows(f"SELECT {', '.join(exprs)} FROM {t}")[0] if exprs else ()
     agg["fields"] = _field_aggregates(values, integer, fields)
     agg["tags"] = {}
     for tag in tags:
@@ -149,13 +164,22 @@ def questdb_aggregates(qdb: QuestDB, table: str, spec: TableSpec | None = None) 
     return agg
 
 
-def write_expected(parquet: Path, output: Path, dataset: str | None = None) -> dict[str, Any]:
-    """Rule `expected`: the aggregates of the whole dataset as results/expected/<dataset>.json."""
+def write_expected(
+    parquet: Path, output: Path, dataset: str | None = None, manifest: dict | None = None
+) -> dict[str, Any]:
+    """Rule `expected`: the aggregates of the whole dataset as results/expected/<dataset>.json;
+    of own data (its `manifest` says so), of the user's file as the table takes it."""
     parquet = Path(parquet)
     log.info("computing the expected aggregates of %s", parquet)
     data = {"schema_version": SCHEMA_VERSION, "dataset": dataset or parquet.stem,
             "source": str(parquet)}  # fmt: skip
-    if parquet.is_dir():  # a dataset of several tables (iot): a file and aggregates per table
+    if manifest and manifest.get("own"):
+        from ingestbench.own.spec import OwnTableSpec
+
+        spec = OwnTableSpec.from_dict(manifest["table"])
+        data["tables"] = {spec.table: expected_aggregates(parquet, spec=spec)}
+        rows = data["tables"][spec.table]["row_count"]
+    elif parquet.is_dir():  # a dataset of several tables (iot): a file and aggregates per table
         tables = {spec.table: expected_aggregates(table_file(parquet, spec), spec=spec)
                   for spec in use_case_tables("iot")}  # fmt: skip
         data["tables"] = tables

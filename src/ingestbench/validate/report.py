@@ -9,7 +9,7 @@ from typing import Any
 
 from ingestbench.errors import UserError
 from ingestbench.files import load_json
-from ingestbench.results.records import read_run, write_validation
+from ingestbench.results.records import SCHEMA_VERSION, read_run, write_validation
 from ingestbench.validate.runs import validate_run
 from ingestbench.validate.sql import duckdb_limits
 
@@ -71,9 +71,19 @@ def validate_files(
     """
     validation = validation or {}
     on_failure = validation.get("on_failure", "fail")
+    record = read_run(run)
+    if record.extra.get("unsupported"):  # nothing landed: the reason is the record
+        reason = record.extra["unsupported"]
+        result = {"schema_version": SCHEMA_VERSION, "variant": record.variant.to_dict(),
+                  "dataset": record.dataset.name, "passed": False,
+                  "unsupported": reason}  # fmt: skip
+        write_validation(output, result)
+        log.info("%s is unsupported on this table (%s); wrote %s", record.variant.name, reason,
+                 output)  # fmt: skip
+        return result
     with duckdb_limits(validation.get("memory_limit"), spill_root) as limits:
         result = validate_run(
-            read_run(run),
+            record,
             Path(parquet),
             load_json(expected, "expected aggregates file"),
             load_json(actual, "QuestDB aggregates file"),

@@ -13,12 +13,16 @@ from typing import Any
 import duckdb
 
 from ingestbench.errors import UserError
+from ingestbench.own.spec import is_own_spec
 from ingestbench.tsbs.columns import TIMESTAMP, TableSpec, cpu_spec
 from ingestbench.validate.sql import (
     duck,
     epoch_us,
     export_relation,
+    ident,
+    is_integer_type,
     iso_us,
+    own_relation,
     source_relation,
     unreadable,
 )
@@ -27,14 +31,33 @@ from ingestbench.validate.sql import (
 def _normalised_select(relation: str, types: dict[str, str], spec: TableSpec) -> str:
     """Tags as VARCHAR, fields as DOUBLE (exact; NaN as null where nulls are expected), the
     timestamp as epoch microseconds (UTC)."""
-    cols = [f"CAST({t} AS VARCHAR) AS {t}" for t in spec.tags]
-    for f in spec.fields:
-        value = f"CAST({f} AS DOUBLE)"
-        if spec.nullable:
-            value = f"(CASE WHEN isnan({value}) THEN NULL ELSE {value} END)"
-        cols.append(f"{value} AS {f}")
-    cols.append(f"{epoch_us(spec.timestamp, types[spec.timestamp])} AS timestamp_us")
+    cols = [f"CAST({ident(t)} AS VARCHAR) AS {ident(t)}" for t in spec.tags]
+    for f, kind in zip(spec.fields, spec.kinds, strict=True):
+        cols.append(f"{_normalised(ident(f), kind, types[f], spec.nullable)} AS {ident(f)}")
+    cols.append(f"{epoch_us(ident(spec.timestamp), types[spec.timestamp])} AS timestamp_us")
     return f"SELECT {', '.join(cols)} FROM {relation}"
+
+
+def _normalised(column: str, kind: str, sql_type: str, nullable: bool) -> str:
+    """One field as both sides are compared: strings as VARCHAR, booleans as such, integers as
+    BIGINT, numbers as DOUBLE (a FLOAT through its float value; NaN as null where nulls are
+    expected), times as epoch microseconds (UTC)."""
+    if kind == "varchar":
+        return f"CAST({column} AS VARCHAR)"
+    if kind.startswith("decimal("):  # exact: as text at the file's precision and scale
+        return f"CAST(CAST({column} AS {kind.upper()}) AS VARCHAR)"
+    if kind == "boolean":
+        return f"CAST({column} AS BOOLEAN)"
+    if kind in ("int", "long") and is_integer_type(sql_type):
+        return f"CAST({column} AS BIGINT)"
+    if kind in ("timestamp", "date"):
+        return epoch_us(column, sql_type)
+    value = f"CAST({column} AS DOUBLE)"
+    if kind == "float":
+        value = f"CAST(CAST({column} AS FLOAT) AS DOUBLE)"
+    if nullable:
+        value = f"(CASE WHEN isnan({value}) THEN NULL ELSE {value} END)"
+    return value
 
 
 def _row_dicts(rows: list[tuple], names: list[str]) -> list[dict[str, Any]]:
@@ -64,9 +87,8 @@ def row_level_comparison(
     spec = spec or cpu_spec()
     con = duck(**(limits or {}))
     try:
-        con.execute(
-            f"CREATE TEMP VIEW src_raw AS SELECT * FROM {source_relation(source_parquet, limit)}"
-        )
+        source = own_relation(spec) if is_own_spec(spec) else source_relation(source_parquet, limit)
+        con.execute(f"CREATE TEMP VIEW src_raw AS SELECT * FROM {source}")
         src_types = {n: str(t) for n, t, *_ in con.execute("DESCRIBE src_raw").fetchall()}
         try:
             export = export_relation(export_parquet)
@@ -83,7 +105,8 @@ def row_level_comparison(
         if result["columns_missing_in_export"]:
             return result
         names = [*spec.tags, *spec.fields, "timestamp_us"]
-        row_hash = f"hash({', '.join(names)})"
+        quoted = ", ".join(map(ident, names))
+        row_hash = f"hash({quoted})"
         for side, raw, types in (("src", "src_raw", src_types), ("exp", "exp_raw", exp_types)):
             con.execute(f"CREATE TEMP VIEW {side} AS {_normalised_select(raw, types, spec)}")
             con.execute(f"CREATE TEMP TABLE {side}_h AS SELECT {row_hash} AS h FROM {side}")
@@ -98,9 +121,10 @@ def row_level_comparison(
             rows = []
             if result[side]:  # read the differing rows back (a second pass, only on failure)
                 rows = con.execute(
-                    f"SELECT DISTINCT {', '.join(names)} FROM {this} "
+                    f"SELECT DISTINCT {quoted} FROM {this} "
                     f"WHERE {row_hash} IN (SELECT h FROM {side}) "
-                    f"ORDER BY timestamp_us, {spec.tags[0]} LIMIT {int(max_differences)}"
+                    f"ORDER BY timestamp_us{''.join(f', {ident(t)}' for t in spec.tags[:1])} "
+                    f"LIMIT {int(max_differences)}"
                 ).fetchall()
             result[f"first_{side}"] = _row_dicts(rows, names)
         return result

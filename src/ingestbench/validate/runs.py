@@ -9,7 +9,7 @@ from typing import Any
 
 from ingestbench.results.records import SCHEMA_VERSION, RunFile, run_from_dict
 from ingestbench.tsbs.columns import TableSpec, table_file, use_case_tables
-from ingestbench.validate.aggregates import expected_aggregates, unwrap
+from ingestbench.validate.aggregates import expected_aggregates, numeric_fields, unwrap
 from ingestbench.validate.rows import row_level_comparison
 
 log = logging.getLogger(__name__)
@@ -55,7 +55,7 @@ def _aggregate_checks(
     )  # fmt: skip
     for key in ("first_ts", "last_ts"):
         checks.append(_check(key, exp[key] == act[key], exp[key], act[key]))
-    for f in spec.fields:
+    for f in numeric_fields(spec):
         e, a = exp["fields"][f], act["fields"][f]
         checks.append(_check(f"field_sum:{f}", _close(e["sum"], a["sum"], rel_tolerance),
                              e["sum"], a["sum"]))  # fmt: skip
@@ -99,7 +99,14 @@ def validate_run(
     if isinstance(run, dict):
         run = run_from_dict(run)
     use_case = run.dataset.extra.get("use_case", "cpu")
-    if use_case == "cpu":
+    if run.dataset.extra.get("own"):  # the user's table, described in the run file
+        from ingestbench.own.spec import OwnTableSpec
+
+        spec = OwnTableSpec.from_dict(run.dataset.extra["table"])
+        tables = [(spec, "", Path(spec.source.path), expected["tables"][spec.table],
+                   actual["tables"][spec.table], Path(export_parquet) / spec.table,
+                   None)]  # fmt: skip
+    elif use_case == "cpu":
         tables = [(use_case_tables()[0], "", Path(dataset_parquet), unwrap(expected),
                    unwrap(actual), Path(export_parquet), run.rows)]  # fmt: skip
     else:

@@ -35,6 +35,11 @@ def sql_str(value: str | Path) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
+def ident(name: str) -> str:
+    """A column name quoted for DuckDB (a user's column may be one of its keywords)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
 def check_name(table: str) -> str:
     if not _NAME.match(table):
         raise UserError(
@@ -118,6 +123,45 @@ def source_relation(parquet: Path, limit: int | None) -> str:
         f"(SELECT * EXCLUDE (file_row_number) FROM read_parquet({sql_str(parquet)}, "
         f"file_row_number = true) WHERE file_row_number < {int(limit)})"
     )
+
+
+def _duck_type(arrow: str) -> str:
+    """The DuckDB type a CSV column is read as, from the Arrow type the clients read it as."""
+    if arrow.startswith("timestamp["):
+        return "TIMESTAMPTZ" if "tz=" in arrow else "TIMESTAMP"
+    if arrow.startswith(("dictionary", "string", "large_string")):
+        return "VARCHAR"
+    known = {"bool": "BOOLEAN", "int64": "BIGINT", "int32": "INTEGER", "double": "DOUBLE",
+             "float": "FLOAT", "date32[day]": "DATE"}  # fmt: skip
+    return known.get(arrow, "VARCHAR")
+
+
+def own_relation(spec: Any) -> str:
+    """DuckDB SQL reading an own dataset's file as its source (ingestbench.own.spec): a Parquet
+    file, a directory of them (hive partitions as plain strings, cast later by kind), or a CSV
+    read with the dataset's options and the column types the clients read."""
+    src = spec.source
+    if src.directory:
+        glob = sql_str(Path(src.path) / "**" / "*.parquet")
+        hive = "true" if src.hive else "false"
+        files = f"read_parquet({glob}, hive_partitioning = {hive}, hive_types_autocast = false)"
+        # A partition key reads as text here, and as pyarrow typed it in the clients.
+        casts = [f"CAST({ident(n)} AS {_duck_type(t)}) AS {ident(n)}" for n, t in src.types
+                 if _duck_type(t) in ("BIGINT", "INTEGER", "DOUBLE", "BOOLEAN")]  # fmt: skip
+        return f"(SELECT * REPLACE ({', '.join(casts)}) FROM {files})" if casts else files
+    if src.format == "parquet":
+        return f"read_parquet({sql_str(src.path)})"
+    csv = src.csv
+    types = ", ".join(f"{sql_str(n)}: {sql_str(_duck_type(t))}" for n, t in src.types)
+    options = [
+        "header = true",
+        f"delim = {sql_str(csv.delimiter)}",
+        f"nullstr = [{', '.join(sql_str(v) for v in csv.null_values)}]",
+        f"types = {{{types}}}",
+    ]
+    if csv.timestamp_format:
+        options.append(f"timestampformat = {sql_str(csv.timestamp_format)}")
+    return f"read_csv({sql_str(src.path)}, {', '.join(options)})"
 
 
 def unreadable(path: Path, exc: Exception) -> UserError:

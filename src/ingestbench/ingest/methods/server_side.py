@@ -17,6 +17,8 @@ from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_expone
 
 from ingestbench.ingest.methods.base import Job, Method, SendError, TablePart
 from ingestbench.ingest.timing import Clock
+from ingestbench.own.methods import csv_import_schema, timestamp_pattern
+from ingestbench.own.spec import is_own_spec
 from ingestbench.server.uploads import placed_in, upload_multipart
 
 CSV_TIMESTAMP_PATTERN = "yyyy-MM-ddTHH:mm:ss.SSSUUUZ"
@@ -38,6 +40,11 @@ class ServerCsv(Method):
         schema = [{"name": ts, "type": "TIMESTAMP", "pattern": CSV_TIMESTAMP_PATTERN}]
         params = {"name": part.spec.table, "timestamp": ts, "partitionBy": "DAY", "fmt": "json",
                   "atomicity": "abort", "overwrite": "false"}  # fmt: skip
+        if is_own_spec(part.spec):  # the user's CSV: its delimiter and time format
+            schema, params["delimiter"] = (
+                csv_import_schema(part.spec),
+                part.spec.source.csv.delimiter,
+            )
         try:
             r = upload_multipart(
                 f"{job.qdb.url}/imp", params, {"schema": json.dumps(schema)}, "data", part.path
@@ -98,9 +105,13 @@ class ServerCopy(Method):
     @staticmethod
     def _copy(job: Job, part: TablePart, name: str) -> None:
         # Parallel import needs an empty, partitioned table: the runner has just made one.
+        pattern, delimiter = CSV_TIMESTAMP_PATTERN, ""
+        if is_own_spec(part.spec):  # the user's CSV: its delimiter and time format
+            pattern = timestamp_pattern(part.spec) or pattern
+            delimiter = f"DELIMITER '{part.spec.source.csv.delimiter}' "
         sql = (
             f"COPY {part.spec.table} FROM '{name}' WITH HEADER true "
-            f"TIMESTAMP '{part.spec.timestamp}' FORMAT '{CSV_TIMESTAMP_PATTERN}' "
+            f"TIMESTAMP '{part.spec.timestamp}' FORMAT '{pattern}' {delimiter}"
             f"PARTITION BY DAY ON ERROR ABORT"
         )
         # One COPY runs at a time, and the import log may say the last one finished a moment
@@ -150,8 +161,12 @@ class ServerParquet(Method):
             with placed_in(_in_copy_root(job), part.path) as placed:
                 clock.lap("read")
                 clock.lap("convert")
+                # Own data names its columns: the file may hold some the table leaves out.
+                cols = ", ".join(part.spec.columns) if is_own_spec(part.spec) else "*"
+                into = f"({cols})" if is_own_spec(part.spec) else ""
                 job.qdb.sql(
-                    f"INSERT INTO {part.spec.table} SELECT * FROM read_parquet('{placed.name}')"
+                    f"INSERT INTO {part.spec.table}{into} SELECT {cols} "
+                    f"FROM read_parquet('{placed.name}')"
                 )
             clock.lap("send")
         return None

@@ -1,0 +1,188 @@
+"""A dataset entry that names the user's own file: checked, named and parsed from the config.
+
+Light on purpose (the standard library only): the Snakefile imports it to name every dataset.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ingestbench.errors import UserError
+
+#: Every own dataset's name starts so (the TSBS ones start with their use case).
+PREFIX = "own"
+#: What to do with a column QuestDB cannot take: refuse the dataset, or leave the column out.
+UNSUPPORTED_CHOICES = ("refuse", "skip")
+FORMATS = ("parquet", "csv")
+_SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "csv"}
+
+
+class OwnDataError(UserError, ValueError):
+    """A file or entry this workflow cannot benchmark; the message names cause and fix."""
+
+
+@dataclass(frozen=True)
+class CsvOptions:
+    """How the readers (pyarrow, polars, DuckDB, QuestDB's import) read the user's CSV."""
+
+    delimiter: str = ","
+    null_values: tuple[str, ...] = ("",)
+    timestamp_format: str | None = None  # strptime, e.g. "%Y-%m-%d %H:%M:%S"; None: ISO 8601
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"delimiter": self.delimiter, "null_values": list(self.null_values),
+                "timestamp_format": self.timestamp_format}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class OwnDataset:
+    """One `datasets[]` entry with a `path`: the user's Parquet file, CSV file or directory of
+    Parquet files (hive-partitioned or not), never copied or rewritten."""
+
+    label: str
+    path: Path
+    timestamp: str | None = None
+    table: str | None = None
+    symbols: tuple[str, ...] | None = None  # None: the default rule (docs/own-data.md)
+    csv: CsvOptions = field(default_factory=CsvOptions)
+    unsupported_columns: str = "refuse"
+
+    @property
+    def name(self) -> str:
+        """``own-<label>`` (underscores as dashes: dataset names are dash-separated)."""
+        return f"{PREFIX}-{self.label.replace('_', '-')}"
+
+    @property
+    def table_name(self) -> str:
+        return self.table or self.label
+
+    @property
+    def format(self) -> str:
+        """parquet or csv: a directory holds Parquet files; a file's suffix says which (also
+        before a rule has made the file)."""
+        fmt = _SUFFIXES.get(self.path.suffix.lower())
+        if self.path.is_dir() or (fmt is None and not self.path.exists()):
+            return "parquet"
+        if fmt is None:
+            raise OwnDataError(
+                f"cannot tell the format of {self.path} from its suffix: name it .parquet or "
+                f".csv, or point datasets[].path at a directory of Parquet files."
+            )
+        return fmt
+
+    def require_exists(self) -> None:
+        if not self.path.exists():
+            raise OwnDataError(
+                f"dataset {self.label!r}: {self.path} does not exist; fix datasets[].path "
+                f"(a path relative to the directory the workflow runs in)."
+            )
+
+    @classmethod
+    def from_config(cls, d: dict[str, Any]) -> OwnDataset:
+        csv = d.get("csv") or {}
+        nulls = csv.get("null_values", [""])
+        choice = d.get("unsupported_columns", "refuse")
+        if choice not in UNSUPPORTED_CHOICES:
+            raise OwnDataError(
+                f"dataset {d.get('label')!r}: unsupported_columns must be refuse or skip "
+                f"(got {choice!r})."
+            )
+        symbols = d.get("symbols")
+        return cls(
+            label=str(d["label"]),
+            path=Path(str(d["path"])),
+            timestamp=d.get("timestamp"),
+            table=d.get("table"),
+            symbols=None if symbols is None else tuple(symbols),
+            csv=CsvOptions(
+                delimiter=csv.get("delimiter", ","),
+                null_values=tuple([nulls] if isinstance(nulls, str) else nulls),
+                timestamp_format=csv.get("timestamp_format"),
+            ),
+            unsupported_columns=choice,
+        )
+
+
+def is_own(d: dict[str, Any]) -> bool:
+    """Whether a `datasets[]` entry names the user's file (rather than TSBS parameters)."""
+    return isinstance(d, dict) and "path" in d
+
+
+def is_own_name(name: str) -> bool:
+    return name.startswith(f"{PREFIX}-")
+
+
+def dataset_name(d: dict[str, Any]) -> str:
+    """The name of any `datasets[]` entry: own data by its label, TSBS data by its parameters."""
+    if is_own(d):
+        return OwnDataset.from_config(d).name
+    from ingestbench.tsbs.params import DatasetParams
+
+    return DatasetParams.from_config(d).name
+
+
+#: The dataset wildcard: a use case's or own data's prefix, then dash-separated words.
+def dataset_pattern(use_cases: tuple[str, ...]) -> str:
+    return f"({'|'.join((*use_cases, PREFIX))})-[A-Za-z0-9-]+"
+
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def plain_identifier(name: str) -> bool:
+    return bool(_IDENT.match(name))
+
+
+def own_data_path(d: dict[str, Any]) -> str:
+    return str(OwnDataset.from_config(d).path)
+
+
+def own_data_files(d: dict[str, Any]) -> list[str]:
+    """The files an own dataset consists of (a directory's Parquet files, each an input of its
+    describe rule: a file rewritten in place then reruns the dataset's jobs too)."""
+    path = OwnDataset.from_config(d).path
+    if not path.is_dir():
+        return [str(path)]
+
+    def hidden(p: Path) -> bool:
+        return any(part.startswith((".", "_")) for part in p.relative_to(path).parts)
+
+    return sorted(str(p) for p in path.rglob("*.parquet") if p.is_file() and not hidden(p))
+
+
+def own_variants(d: dict[str, Any], variants: list) -> list:
+    """The variants an own dataset runs: those reading its file's format, and the ILP text's
+    (a csv variant of a Parquet file would need a copy of the file the workflow never makes)."""
+    if not is_own(d):
+        return variants
+    try:
+        fmt = OwnDataset.from_config(d).format
+    except OwnDataError:  # its describe rule says why, in one sentence, before any ingestion
+        fmt = None
+    return [v for v in variants if v.format in (fmt, "ilp")]
+
+
+#: Bytes of an own file per row, for the disk check before its manifest counts them (a
+#: generous guess: a compact Parquet file holds more rows per byte, so more is reserved).
+OWN_BYTES_PER_ROW_GUESS = 20
+
+
+def dataset_rows(d: dict[str, Any], name: str, data_dir: str = "results/data") -> int:
+    """The rows of a dataset: TSBS's from its parameters; own data's from its manifest, or
+    guessed from its bytes before there is one."""
+    if not is_own(d):
+        from ingestbench.tsbs.params import DatasetParams
+
+        return DatasetParams.from_config(d).rows
+    manifest = Path(data_dir) / f"{name}.manifest.json"
+    if manifest.exists():
+        import json
+
+        return int(json.loads(manifest.read_text()).get("rows", 0))
+    path = Path(str(d["path"]))
+    files = path.rglob("*") if path.is_dir() else [path]
+    size = sum(f.stat().st_size for f in files if f.is_file())
+    return size // OWN_BYTES_PER_ROW_GUESS

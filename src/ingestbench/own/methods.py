@@ -1,0 +1,143 @@
+"""Which methods can load an own table, decided before its job starts a server: a method that
+cannot is `unsupported` with the reason, never a crash. What is known of the client paths comes
+from the dtype matrix (docs/dtypes.md, `make run-dtypes`); what is known of the server's imports
+from their options. A refusal only a real load reveals (the client or the server refusing a
+value) is caught by the ingest job and recorded the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ingestbench.own.kinds import NUMERIC_KINDS, decimal_kinds, questdb_type
+from ingestbench.own.spec import OwnTableSpec
+from ingestbench.variants import ROW_LOOP_METHODS, SERVER_METHODS, Variant
+
+#: strptime directives -> QuestDB's timestamp pattern letters (its CSV import's `pattern`).
+_PATTERN = {"%Y": "yyyy", "%m": "MM", "%d": "dd", "%H": "HH", "%M": "mm", "%S": "ss",
+            "%f": "SSSUUU", "%z": "Z", "%%": "%"}  # fmt: skip
+
+
+def questdb_pattern(strptime: str) -> str | None:
+    """A strptime format as QuestDB's timestamp pattern; None when it has a directive with no
+    equivalent here."""
+    out, rest = [], strptime
+    while rest:
+        if rest.startswith("%"):
+            token = rest[:2]
+            if token not in _PATTERN:
+                return None
+            out.append(_PATTERN[token])
+            rest = rest[2:]
+        else:
+            if re.match(r"[A-Za-z]", rest[0]) and rest[0] not in "TZ":
+                return None  # a literal letter QuestDB would read as a pattern letter
+            out.append(rest[0])
+            rest = rest[1:]
+    return "".join(out)
+
+
+def unsupported_reason(
+    variant: Variant, spec: OwnTableSpec, manifest: dict[str, Any], rows_cap: int | None
+) -> str | None:
+    """Why `variant` cannot load this table (one clause), or None when it applies."""
+    src, method = spec.source, variant.method
+    if variant.format not in ("ilp", src.format):
+        return f"the file is {src.format} and this variant reads {variant.format}"
+    empty = manifest.get("rows_without_values", 0)
+    if empty and method not in SERVER_METHODS:
+        return (
+            f"{empty:,} row(s) have a null in every column besides the symbols and timestamp, "
+            f"and an ILP line needs a value (the server's imports take such rows)"
+        )
+    if method == "ilp_file" and decimal_kinds(spec.kinds):
+        return "the ILP text is protocol 1, which carries no decimal (the client paths send 3)"
+    if method in ROW_LOOP_METHODS and rows_cap and manifest["rows"] > rows_cap:
+        return (
+            f"a row loop loads an own file whole, and this one has {manifest['rows']:,} rows, "
+            f"more than rows_cap ({rows_cap:,}); set rows_cap higher (or null) to run it"
+        )
+    if method == "vectorized":
+        other = [(f, k) for f, k in zip(spec.fields, spec.kinds, strict=True)
+                 if k not in NUMERIC_KINDS]  # fmt: skip
+        if other:
+            name, kind = other[0]
+            return (
+                f"the vectorized encoder writes symbols, floats and integers only (the dtype "
+                f"matrix, docs/dtypes.md), and column {name!r} is {questdb_type(kind)}"
+            )
+    if method == "server_parquet" and src.directory:
+        return "QuestDB's read_parquet() reads one file, and this dataset is a directory of them"
+    small = ("int8", "int16", "uint8", "uint16")
+    nulls = manifest.get("nulls", {})
+    if method == "server_parquet" and (
+        zeroed := [n for n, t in src.types if t in small and nulls.get(n)]
+    ):
+        return (
+            f"QuestDB's read_parquet() reads an 8- or 16-bit integer column as BYTE or SHORT, "
+            f"which have no null, so its nulls would arrive as 0 (column {zeroed[0]!r})"
+        )
+    if method == "server_parquet" and (wrapped := [n for n, t in src.types if t == "uint32"]):
+        return (
+            f"QuestDB's read_parquet() reads a uint32 column as a signed INT, so values from "
+            f"2^31 on arrive negative (column {wrapped[0]!r})"
+        )
+    if method in ("server_csv", "server_copy"):
+        return _csv_import_reason(spec, manifest)
+    return None
+
+
+def _csv_import_reason(spec: OwnTableSpec, manifest: dict[str, Any]) -> str | None:
+    csv = spec.source.csv
+    if tuple(csv.null_values) != ("",):
+        return (
+            f"QuestDB's CSV import takes only empty fields as nulls, and this file marks them "
+            f"{', '.join(repr(v) for v in csv.null_values)}"
+        )
+    if csv.timestamp_format and questdb_pattern(csv.timestamp_format) is None:
+        return (
+            f"the timestamp format {csv.timestamp_format!r} has no QuestDB pattern equivalent "
+            f"(directives %Y %m %d %H %M %S %f %z)"
+        )
+    if manifest.get("skipped_columns"):
+        return "QuestDB's CSV import loads every column of the file, and the table leaves some out"
+    return None
+
+
+#: The ISO 8601 times pyarrow reads by default, as QuestDB's import pattern (the TSBS CSV's).
+ISO_PATTERN = "yyyy-MM-ddTHH:mm:ss.SSSUUUZ"
+
+
+def timestamp_pattern(spec: OwnTableSpec) -> str | None:
+    """The pattern QuestDB's CSV import reads the file's timestamps with; None: its default."""
+    fmt = spec.source.csv.timestamp_format
+    return questdb_pattern(fmt) if fmt else None
+
+
+def csv_import_schema(spec: OwnTableSpec) -> list[dict[str, str]]:
+    """`/imp`'s schema for the time columns (the table gives every other column's type)."""
+    pattern = timestamp_pattern(spec)
+    schema = []
+    for name in spec.file_columns:
+        kind = spec.column_kind(name)
+        if kind == "timestamp" and pattern:  # without one, the import detects ISO 8601 itself
+            schema.append({"name": name, "type": "TIMESTAMP", "pattern": pattern})
+        elif kind == "date":
+            schema.append({"name": name, "type": "DATE", "pattern": "yyyy-MM-dd"})
+    return schema
+
+
+#: The ILP protocol version that carries decimals.
+DECIMAL_PROTOCOL = 3
+
+
+def protocol_for(spec: OwnTableSpec, configured: int) -> int:
+    """The ILP protocol a client path sends this table with: the configured one, or 3 for a
+    table with decimals (the only version that carries them)."""
+    return max(configured, DECIMAL_PROTOCOL) if decimal_kinds(spec.kinds) else configured
+
+
+def ilp_text_possible(spec: OwnTableSpec, manifest: dict[str, Any]) -> bool:
+    """Whether the ILP text can be made: every row has a value, and no column is a decimal."""
+    return not manifest.get("rows_without_values") and not decimal_kinds(spec.kinds)

@@ -5,7 +5,7 @@ sets ``func`` to the handler; the handler returns the exit code. Heavy imports (
 happen inside the handlers, so ``ingestbench --help`` stays fast.
 
 May import: errors, schema, config, variants, disk, tsbs, server, results, ingest, publish,
-rule_inputs.
+rule_inputs, own (a user's table by hand).
 """
 
 from __future__ import annotations

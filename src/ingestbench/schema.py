@@ -29,17 +29,22 @@ def load_schema(path: Path = SCHEMA_PATH) -> dict[str, Any]:
     return yaml.load(Path(path).read_text(), Loader=_LOADER)  # noqa: S506 (a safe loader)
 
 
+#: Where the schema defines a TSBS `datasets[]` entry (an own dataset's is `own_dataset`).
+TSBS_DATASET = "tsbs_dataset"
+
+
 def dataset_schema() -> dict[str, Any]:
-    """The schema of one `datasets[]` entry; its `label` (the config's handle) is optional here."""
+    """The schema of one TSBS `datasets[]` entry; its `label` (the config's handle) is optional
+    here."""
     schema = load_schema()
-    entry = copy.deepcopy(schema["properties"]["datasets"]["items"])
+    entry = copy.deepcopy(schema["$defs"][TSBS_DATASET])
     entry["required"] = [k for k in entry["required"] if k != "label"]
     return {**entry, "$defs": schema.get("$defs", {})}
 
 
 def dataset_defaults() -> dict[str, Any]:
-    """{key: default} of a `datasets[]` entry, as the schema gives them."""
-    properties = load_schema()["properties"]["datasets"]["items"]["properties"]
+    """{key: default} of a TSBS `datasets[]` entry, as the schema gives them."""
+    properties = load_schema()["$defs"][TSBS_DATASET]["properties"]
     return {k: v["default"] for k, v in properties.items() if "default" in v}
 
 

@@ -398,7 +398,7 @@ def test_bad_config_entry_gives_one_sentence_from_the_schema(entry, fragment):
 def test_a_dataset_takes_the_schemas_defaults_in_code_and_on_the_command_line():
     from ingestbench.schema import load_schema
 
-    items = load_schema()["properties"]["datasets"]["items"]["properties"]
+    items = load_schema()["$defs"]["tsbs_dataset"]["properties"]
     params = DatasetParams(scale=3, epochs=4)
     assert params == DatasetParams.from_config({"scale": 3, "epochs": 4})
     assert (params.seed, params.start, params.field_type) == tuple(

@@ -33,7 +33,7 @@ def own_run(tmp_path_factory):
 
 
 def test_every_variant_is_validated_or_unsupported_with_a_reason(own_run):
-    validations = list((own_run / "results" / "validation").glob("own-*/*.json"))
+    validations = list((own_run / "results" / "own" / "validation").glob("own-*/*.json"))
     assert {p.parent.name for p in validations} == {"own-trades", "own-trades-csv"}
     outcomes = {}
     for path in validations:
@@ -49,16 +49,16 @@ def test_every_variant_is_validated_or_unsupported_with_a_reason(own_run):
 
 
 def test_the_summary_names_the_data_and_lists_the_unsupported(own_run):
-    summary = pd.read_csv(own_run / "results" / "summary.csv")
+    summary = pd.read_csv(own_run / "results" / "own" / "summary.csv")
     assert set(summary["dataset"]) == {"own-trades", "own-trades-csv"}
     assert summary["validated"].all()
     assert set(summary["dataset_label"]) == {"trades", "trades_csv"}
     assert (summary["dataset_columns"] == 11).all() and (summary["dataset_bytes"] > 0).all()
-    text = (own_run / "results" / "summary.md").read_text()
+    text = (own_run / "results" / "own" / "summary.md").read_text()
     assert "## own-trades: 20,000 rows, 11 columns" in text and "`trades`" in text
     assert "**Unsupported on this data**" in text
     manifest = json.loads((own_run / "results/data/own-trades.manifest.json").read_text())
-    run = json.loads((own_run / "results/runs/own-trades/polars-dataframe-parquet-http.json")
+    run = json.loads((own_run / "results/own/runs/own-trades/polars-dataframe-parquet-http.json")
                      .read_text())  # fmt: skip
     assert run["dataset"]["sha256"] == manifest["sha256"]  # every run names its data
 
@@ -80,13 +80,14 @@ def test_a_changed_file_reruns_its_jobs_and_only_then(own_run):
 
 def test_the_archive_and_the_site_name_the_data(own_run):
     cli = [sys.executable, "-m", "ingestbench.cli"]
-    archived = subprocess.run([*cli, "archive", "results", "--archive", "archive"],
+    archived = subprocess.run([*cli, "archive", "results/own", "--archive", "archive"],
                               capture_output=True, text=True, cwd=own_run)  # fmt: skip
     assert archived.returncode == 0, archived.stderr[-2000:]
     doc = json.loads(next((own_run / "archive").glob("*.json")).read_text())
     own = {d["name"]: d for d in doc["datasets"]}["own-trades"]
     assert own["label"] == "trades" and own["columns"] == 11 and own["bytes"] > 0
-    site = subprocess.run([*cli, "site", "--archive", "archive", "--out", "site/index.html"],
+    site = subprocess.run([*cli, "site", "--archive", "archive", "--results", "results/own",
+                           "--out", "site/index.html"],
                           capture_output=True, text=True, cwd=own_run)  # fmt: skip
     assert site.returncode == 0, site.stderr[-2000:]
     assert "own-trades" in (own_run / "site" / "index.html").read_text()

@@ -1,0 +1,7 @@
+"""Your own data: a Parquet or CSV file (or a directory of Parquet files) of the user's, described
+by one type mapping, hashed into its manifest, loaded by every method that applies and validated
+row for row like TSBS data (docs/own-data.md).
+
+May import: errors, files, tsbs, variants, results.records, validate.sql (the file's counts),
+ingest (late, inside functions: the readers' Arrow helpers, the methods' and encoder's errors).
+"""

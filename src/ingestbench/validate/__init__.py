@@ -16,7 +16,7 @@ Three steps, used by three jobs, each in its own module:
 `sql` holds what they share: DuckDB connections, quoting, and timestamps as epoch microseconds in
 UTC (ISO strings with microsecond precision when shown, QuestDB's own format).
 
-May import: errors, files, tsbs, server, results.records.
+May import: errors, files, tsbs, server, results.records, own.spec (a user's table).
 """
 
 from ingestbench.validate.aggregates import (

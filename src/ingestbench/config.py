@@ -141,6 +141,11 @@ class QuestDBSettings:
     http_port: int
     ilp_port: int
     copy_root: str | None
+    tls: bool
+    tls_roots: str | None
+    auth: Mapping[str, Any] | None  # names of environment variables, never secrets
+    table_prefix: str
+    keep_tables: bool
 
     @property
     def external(self) -> bool:

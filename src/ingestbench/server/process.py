@@ -14,6 +14,7 @@ import ctypes
 import logging
 import os
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -21,16 +22,16 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import psutil
 import requests
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from ingestbench.config import QuestDBSettings
 from ingestbench.errors import UserError
+from ingestbench.server.access import Access, check_ilp_tcp
+from ingestbench.server.handle import QuestDB, QuestDBError  # noqa: F401 (re-exported)
 
 log = logging.getLogger(__name__)
 LOOPBACK = "127.0.0.1"
@@ -40,68 +41,11 @@ SERVER_MAIN = ("-m", "io.questdb/io.questdb.ServerMain")
 READY_POLL_S = 0.2
 
 
-class QuestDBError(UserError):
-    """The server refused a query or could not be reached."""
-
-
 class PortTaken(QuestDBError):
     """A free port we picked was taken by another process before the server bound it."""
 
 
 PORT_ATTEMPTS = 3  # fresh free ports after a bind race; a port taken three times is no race
-
-
-@dataclass
-class QuestDB:
-    """How to reach a server, plus SQL over its HTTP endpoint."""
-
-    host: str
-    http_port: int
-    ilp_port: int
-    pg_port: int | None = None
-    copy_root: Path | None = None
-    pid: int | None = None  # set only for a server this process started
-    data_dir: Path | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.http_port}"
-
-    def ilp_conf(self, transport: str, protocol_version: int, **extra: Any) -> str:
-        port = self.http_port if transport == "http" else self.ilp_port
-        items = {"addr": f"{self.host}:{port}", "protocol_version": protocol_version, **extra}
-        return f"{transport}::" + "".join(f"{k}={v};" for k, v in items.items())
-
-    def sql(self, query: str, timeout: float = 600) -> dict[str, Any]:
-        """Run one statement via /exec and return the JSON answer; errors name the query."""
-        try:
-            r = requests.get(f"{self.url}/exec", params={"query": query}, timeout=timeout)
-        except requests.RequestException as exc:
-            raise QuestDBError(
-                f"QuestDB at {self.url} is unreachable ({type(exc).__name__}); check that the "
-                f"server is running and questdb.host/http_port are right."
-            ) from None
-        body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
-        if r.status_code != 200 or "error" in body:
-            message = body.get("error", r.text[:300])
-            raise QuestDBError(f"QuestDB refused `{query[:120]}`: {message}.")
-        return body
-
-    def rows(self, query: str) -> list[list[Any]]:
-        return self.sql(query).get("dataset", [])
-
-    def scalar(self, query: str) -> Any:
-        return self.rows(query)[0][0]
-
-    def cpu_seconds(self) -> float | None:
-        """User+system CPU of the server process so far (None for an external server)."""
-        if self.pid is None:
-            return None
-        times = psutil.Process(self.pid).cpu_times()
-        return times.user + times.system + times.children_user + times.children_system
-
-    def version(self) -> str:
-        return str(self.scalar("SELECT build()")).strip()
 
 
 def free_port() -> int:
@@ -192,6 +136,22 @@ def server_env(
     return env
 
 
+def server_auth_env(root: Path, access: Access) -> dict[str, str]:
+    """The server's side of `access`: HTTP basic auth, and the ILP/TCP key's public half in the
+    auth file (line.tcp.auth.db.path; the private key stays with the client)."""
+    env = {}
+    if access.http_password is not None:
+        env["QDB_HTTP_USER"] = str(access.http_user)
+        env["QDB_HTTP_PASSWORD"] = access.http_password.reveal()
+    if access.tcp_token is not None:
+        auth_db = root / "conf" / "ilp-auth.txt"
+        auth_db.parent.mkdir(parents=True, exist_ok=True)
+        auth_db.write_text(f"{access.tcp_user}\tec-p-256-sha256\t{access.tcp_token_x}\t"
+                           f"{access.tcp_token_y}\n")  # fmt: skip
+        env["QDB_LINE_TCP_AUTH_DB_PATH"] = str(auth_db)
+    return env
+
+
 class Terminated(BaseException):
     """SIGTERM turned into an exception so context managers unwind (Snakemake sends SIGTERM)."""
 
@@ -238,14 +198,17 @@ def embedded_server(
     ports: dict[str, int] | None = None,
     jvm_options: Sequence[str] = (),
     while_starting: Callable[[], object] | None = None,
+    access: Access | None = None,
 ) -> Iterator[QuestDB]:
     """Start a fresh QuestDB on free loopback ports; stop it and clean up on exit.
 
     `bind` and `ports` (any of http, http_min, pg, ilp; the others are free ones) serve
     `ingestbench server`, a server other machines may reach; jobs keep the defaults.
     `while_starting` runs once, in this thread, after the JVM is launched and before the wait
-    for it: the JVM starts meanwhile, and it is stopped if `while_starting` fails.
+    for it: the JVM starts meanwhile, and it is stopped if `while_starting` fails. With `access`
+    the server asks for its HTTP user and password and its ILP/TCP key (server_auth_env).
     """
+    access = access or Access()
     root = Path(tempfile.mkdtemp(prefix="ingestbench-questdb-"))
     (root / "import").mkdir()
     log_path = Path(log_path) if log_path else root / "server.log"
@@ -269,7 +232,8 @@ def embedded_server(
                     log_start = log_path.stat().st_size  # this start's lines come after
                     proc = subprocess.Popen(
                         cmd,
-                        env=server_env(root, ports, workers or {}, bind, worker_idle),
+                        env={**server_env(root, ports, workers or {}, bind, worker_idle),
+                             **server_auth_env(root, access)},
                         stdout=server_log,
                         stderr=subprocess.STDOUT,
                         stdin=subprocess.DEVNULL,
@@ -281,7 +245,7 @@ def embedded_server(
                              ports["http"], ports["ilp"])  # fmt: skip
                     reach = LOOPBACK if bind in ("0.0.0.0", "::") else bind  # noqa: S104 (a check)
                     qdb = QuestDB(reach, ports["http"], ports["ilp"], ports["pg"],
-                                  root / "import", proc.pid, root)  # fmt: skip
+                                  root / "import", proc.pid, root, access)  # fmt: skip
                     if while_starting is not None:
                         while_starting()
                         while_starting = None  # once, also when a port race starts again
@@ -321,7 +285,8 @@ def _wait_ready(
                 f"rerun. The end of the log:\n{_tail(log_path)}"
             )
         try:
-            r = requests.get(f"{qdb.url}/exec", params={"query": "SELECT 1"}, timeout=2)
+            r = requests.get(f"{qdb.url}/exec", params={"query": "SELECT 1"}, timeout=2,
+                             **qdb.access.http_kwargs())  # fmt: skip
             if r.status_code == 200:
                 with socket.create_connection((qdb.host, qdb.ilp_port), timeout=2):
                     return
@@ -367,16 +332,10 @@ def questdb_server(
     """The server a job uses: a fresh embedded one, or the configured external one.
     `while_starting` runs while an embedded server starts (see embedded_server)."""
     if settings.external:
-        qdb = QuestDB(
-            settings.host,
-            settings.http_port,
-            settings.ilp_port,
-            copy_root=Path(settings.copy_root) if settings.copy_root else None,
-        )
-        qdb.sql("SELECT 1")  # fail early, with the clear message, if it is not there
-        if while_starting is not None:
-            while_starting()
-        yield qdb
+        with external_server(settings) as qdb:
+            if while_starting is not None:
+                while_starting()
+            yield qdb
         return
     if jar is None:
         from ingestbench.server.jar import resolve_jar
@@ -384,6 +343,46 @@ def questdb_server(
         jar = resolve_jar(settings)
     with configured_server(settings, jar, log_path, while_starting=while_starting) as qdb:
         yield qdb
+
+
+@contextlib.contextmanager
+def external_server(settings: QuestDBSettings) -> Iterator[QuestDB]:
+    """The configured server, checked (reachable, credentials and key taken) before any work;
+    the tables this run creates carry the prefix and a fresh run id, and go again at the end
+    unless questdb.keep_tables."""
+    access = Access.from_settings(settings.tls, settings.tls_roots, settings.auth or {})
+    qdb = QuestDB(
+        settings.host,
+        settings.http_port,
+        settings.ilp_port,
+        copy_root=Path(settings.copy_root) if settings.copy_root else None,
+        access=access,
+        table_prefix=f"{settings.table_prefix}_{secrets.token_hex(4)}_",
+    )
+    qdb.sql("SELECT 1")  # fail early, with the clear message, if it is not there
+    check_ilp_tcp(qdb.host, qdb.ilp_port, access)
+    log.info("tables on the external server are named %s<table>", qdb.table_prefix)
+    try:
+        with sigterm_unwinds():
+            yield qdb
+    finally:
+        drop_created_tables(qdb, settings.keep_tables)
+
+
+def drop_created_tables(qdb: QuestDB, keep: bool) -> None:
+    """Drop what this run created on an external server (only that), or name what is kept."""
+    if keep:
+        if qdb.created_tables:
+            log.warning("kept the tables %s on the server (questdb.keep_tables)",
+                        ", ".join(sorted(qdb.created_tables)))  # fmt: skip
+        return
+    for table in sorted(qdb.created_tables):
+        try:
+            qdb.sql(f"DROP TABLE IF EXISTS {table}")
+        except QuestDBError as exc:  # the job's own error, if any, is the one to show
+            log.warning("could not drop the table %s this run created: %s", table, exc)
+        else:
+            qdb.created_tables.discard(table)
 
 
 def configured_server(

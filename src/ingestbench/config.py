@@ -77,6 +77,14 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
             f"invalid config at '{_path(error)}': {_message(error)}; "
             f"fix that key in your config file (allowed keys and values: {schema_path.name})."
         )
+    questdb = config["questdb"]
+    secured = [k for k in ("auth", "tls_roots") if questdb[k]] + (["tls"] if questdb["tls"] else [])
+    if secured and questdb["mode"] != "external":
+        raise ConfigError(
+            f"invalid config at 'questdb': {', '.join(secured)} reach a server you run "
+            f"(mode: external), and the workflow's own servers are open; set mode: external "
+            f"or remove them."
+        )
     labels = [d["label"] for d in config["datasets"]]
     if len(set(labels)) != len(labels):
         raise ConfigError(f"invalid config at 'datasets': labels must be unique, got {labels}.")

@@ -147,7 +147,8 @@ def git_info(workflow_dir: Path | None) -> dict[str, Any]:
 
 def questdb_info(qdb: QuestDB, mode: str) -> dict[str, Any]:
     """Version and non-default parameters of a running server."""
-    body = qdb.sql("(SHOW PARAMETERS) WHERE value_source <> 'default'")
+    # Settings QuestDB marks sensitive (http.password, ...) are left out, value and all.
+    body = qdb.sql("(SHOW PARAMETERS) WHERE value_source <> 'default' AND NOT sensitive")
     names = [c["name"] for c in body.get("columns", [])]
     params = [dict(zip(names, row, strict=False)) for row in body.get("dataset", [])]
     params.sort(key=lambda p: str(p.get("property_path")))

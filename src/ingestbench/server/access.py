@@ -207,9 +207,11 @@ class Access:
         sock.sendall(base64.b64encode(signature) + b"\n")
 
     def key_refused(self, where: str) -> str:
-        return (f"QuestDB at {where} refused the ILP/TCP key of user {self.tcp_user!r}; check "
-                f"questdb.auth.tcp (username, token_x, token_y and the private key in the "
-                f"variable token_env names) against the server's line.tcp.auth.db.path.")  # fmt: skip
+        return (
+            f"QuestDB at {where} refused the ILP/TCP key of user {self.tcp_user!r}; check "
+            f"questdb.auth.tcp (username, token_x, token_y and the private key in the "
+            f"variable token_env names) against the server's line.tcp.auth.db.path."
+        )
 
 
 def _b64_int(text: str) -> int:

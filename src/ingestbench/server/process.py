@@ -148,7 +148,7 @@ def server_auth_env(root: Path, access: Access) -> dict[str, str]:
         auth_db.parent.mkdir(parents=True, exist_ok=True)
         auth_db.write_text(f"{access.tcp_user}\tec-p-256-sha256\t{access.tcp_token_x}\t"
                            f"{access.tcp_token_y}\n")  # fmt: skip
-        env["QDB_LINE_TCP_AUTH_DB_PATH"] = str(auth_db)
+        env["QDB_LINE_TCP_AUTH_DB_PATH"] = "conf/ilp-auth.txt"  # QuestDB reads it under its root
     return env
 
 
@@ -232,8 +232,10 @@ def embedded_server(
                     log_start = log_path.stat().st_size  # this start's lines come after
                     proc = subprocess.Popen(
                         cmd,
-                        env={**server_env(root, ports, workers or {}, bind, worker_idle),
-                             **server_auth_env(root, access)},
+                        env={
+                            **server_env(root, ports, workers or {}, bind, worker_idle),
+                            **server_auth_env(root, access),
+                        },
                         stdout=server_log,
                         stderr=subprocess.STDOUT,
                         stdin=subprocess.DEVNULL,

@@ -38,15 +38,19 @@ class ServerCsv(Method):
         schema = [{"name": ts, "type": "TIMESTAMP", "pattern": CSV_TIMESTAMP_PATTERN}]
         params = {"name": part.spec.table, "timestamp": ts, "partitionBy": "DAY", "fmt": "json",
                   "atomicity": "abort", "overwrite": "false"}  # fmt: skip
+        access = job.qdb.access
         try:
-            r = upload_multipart(
-                f"{job.qdb.url}/imp", params, {"schema": json.dumps(schema)}, "data", part.path
-            )
+            r = upload_multipart(f"{job.qdb.url}/imp", params, {"schema": json.dumps(schema)},
+                                 "data", part.path, **access.http_kwargs())  # fmt: skip
+        except requests.exceptions.SSLError:
+            raise SendError(f"{job.variant.name}: {access.tls_failed(job.qdb.url)}.") from None
         except requests.RequestException as exc:
             raise SendError(
                 f"{job.variant.name}: the CSV upload to {job.qdb.url}/imp failed "
                 f"({type(exc).__name__}); check that the server is running, then rerun."
             ) from None
+        if r.status_code == 401:
+            raise SendError(f"{job.variant.name}: {access.http_refused(job.qdb.url)}.")
         body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
         if r.status_code != 200 or body.get("status") != "OK" or body.get("rowsRejected"):
             raise SendError(

@@ -119,9 +119,18 @@ def load_config(path: Path) -> dict[str, Any]:
 NOT_BENCHMARK_KEYS = frozenset({"dtype_matrix"})
 
 
+#: `questdb` keys of a secured external server, newer than archived runs: at these defaults
+#: (an open server) they leave a config's hash as it was before them.
+NEUTRAL_QUESTDB_DEFAULTS = {"tls": False, "tls_roots": None, "auth": None,
+                            "table_prefix": "ingestbench", "keep_tables": False}  # fmt: skip
+
+
 def config_hash(config: dict[str, Any]) -> str:
     """The benchmark's config as 16 hex digits: what groups runs for compare and history."""
     benchmark = {k: v for k, v in config.items() if k not in NOT_BENCHMARK_KEYS}
+    if isinstance(benchmark.get("questdb"), dict):
+        benchmark["questdb"] = {k: v for k, v in benchmark["questdb"].items()
+                                if NEUTRAL_QUESTDB_DEFAULTS.get(k, ...) != v}  # fmt: skip
     return hashlib.sha256(json.dumps(benchmark, sort_keys=True).encode()).hexdigest()[:16]
 
 

@@ -11,7 +11,9 @@ file order. So with several connections the server still receives rows close to 
 contiguous halves per connection would make it merge out-of-order rows. Each connection has a
 queue of ``QUEUE_BLOCKS``, so memory stays at a few blocks whatever the file's size.
 
-Every line names its table, so the configured table must be the file's (TSBS: `cpu`).
+Every line names its table, so the configured table must be the file's (TSBS: `cpu`). On an
+external server, where the run's tables carry a prefix (server.handle), each line gets it on the
+way: one C-level replace per block.
 
 Timing: the file is read block by block while the blocks are sent, so reading is inside `send`
 (read = convert = 0); `send` ends when the last byte is handed to the kernel (TCP) or the last

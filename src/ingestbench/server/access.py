@@ -114,8 +114,8 @@ class Access:
 
     def mask(self, text: str) -> str:
         """`text` with every secret of this access replaced by the mask."""
-        for value in self.secrets:
-            text = text.replace(value, MASK)
+        for value in self.secrets:  # also as a client string escapes it (';' doubled)
+            text = text.replace(value.replace(";", ";;"), MASK).replace(value, MASK)
         return text
 
     # ------------------------------------------------------------------ HTTP (requests, /exec…)

@@ -111,17 +111,17 @@ def make_ca(directory: Path, name: str) -> tuple[Path, Path, Path]:
     return paths
 
 
-def wait_listening(port: int, process: subprocess.Popen, what: str) -> None:
+def wait_listening(port: int, process: subprocess.Popen, output: Path) -> None:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise AssertionError(f"{what} exited early: {process.stderr.read()[-3000:]}")
+            raise AssertionError(f"stunnel exited early: {output.read_text()[-3000:]}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=2):
                 return
         except OSError:
             time.sleep(0.2)
-    raise AssertionError(f"{what} did not listen on port {port}")
+    raise AssertionError(f"stunnel did not listen on port {port}: {output.read_text()[-3000:]}")
 
 
 @dataclass
@@ -149,8 +149,8 @@ def secured(tmp_path_factory):
     cmd = [sys.executable, "-m", "ingestbench.cli", "server", "--auth", "--config",
            str(tmp / "server.yaml")]  # fmt: skip
     env = {**os.environ, **SECRETS}
-    server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=env)  # fmt: skip
+    with open(tmp / "server.err", "wb") as err:
+        server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
     stunnel = None
     try:
         printed = []
@@ -159,7 +159,7 @@ def secured(tmp_path_factory):
             if line.startswith("  copy_root:"):
                 break
         text = "".join(printed)
-        assert "copy_root" in text, server.stderr.read()[-3000:]
+        assert "copy_root" in text, (tmp / "server.err").read_text()[-3000:]
         block = yaml.safe_load(text[text.index("questdb:") :])["questdb"]
         pid = int(text.split("pid ", 1)[1].split(",", 1)[0])
         tls = other_ca = None
@@ -175,10 +175,12 @@ def secured(tmp_path_factory):
                 f"[ilp]\naccept = 127.0.0.1:{ports['ilp']}\n"
                 f"connect = 127.0.0.1:{block['ilp_port']}\ncert = {cert}\nkey = {key}\n"
             )
-            stunnel = subprocess.Popen([STUNNEL, str(conf)], stdout=subprocess.DEVNULL,
-                                       stderr=subprocess.PIPE, text=True)  # fmt: skip
+            # Its output to a file: a pipe nobody reads fills up and stops stunnel mid-run.
+            with open(tmp / "stunnel.out", "wb") as out:
+                stunnel = subprocess.Popen([STUNNEL, str(conf)], stdout=out,
+                                           stderr=subprocess.STDOUT)  # fmt: skip
             for port in ports.values():
-                wait_listening(port, stunnel, "stunnel")
+                wait_listening(port, stunnel, tmp / "stunnel.out")
             tls = {**block, "http_port": ports["http"], "ilp_port": ports["ilp"], "tls": True,
                    "tls_roots": str(ca)}  # fmt: skip
         yield Secured(block, text, tls, other_ca, pid)

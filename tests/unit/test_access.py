@@ -111,3 +111,23 @@ def test_the_runs_tables_get_the_prefix_on_every_ilp_line():
     )
     qdb = QuestDB("db", 1, 2, table_prefix="ingestbench_ab12_")
     assert qdb.table_name("diagnostics") == "ingestbench_ab12_diagnostics"
+
+
+def test_server_auth_takes_the_secrets_from_the_environment_or_makes_them(monkeypatch):
+    from ingestbench.server.serve import config_block, server_access
+
+    key = IlpKey.generate()
+    monkeypatch.setenv("QDB_PASSWORD", "given")
+    monkeypatch.setenv("QDB_ILP_KEY", key.d.reveal())
+    access, made = server_access()
+    assert not made and access.http_password.reveal() == "given" and access.tcp_token_x == key.x
+    block = config_block(QuestDB("127.0.0.1", 1, 2, copy_root="/x", access=access), "127.0.0.1")
+    assert "given" not in block and key.d.reveal() not in block
+    assert yaml.safe_load(block)["questdb"]["auth"]["tcp"]["token_y"] == key.y
+    assert block.rstrip().splitlines()[-1] == "  copy_root: /x"
+    monkeypatch.delenv("QDB_PASSWORD")
+    monkeypatch.delenv("QDB_ILP_KEY")
+    access, made = server_access()
+    assert set(made) == {"QDB_PASSWORD", "QDB_ILP_KEY"}
+    assert made["QDB_PASSWORD"] == access.http_password.reveal()
+    assert IlpKey.from_private(made["QDB_ILP_KEY"]).x == access.tcp_token_x

@@ -290,5 +290,9 @@ class IlpKey:
         return cls(Secret(d), _b64(numbers.x), _b64(numbers.y))
 
     def auth_db_line(self, user: str) -> str:
-        """The public key as a line of the server's line.tcp.auth.db.path file."""
-        return f"{user}\tec-p-256-sha256\t{self.x}\t{self.y}\n"
+        return auth_db_line(user, self.x, self.y)
+
+
+def auth_db_line(user: str | None, x: str | None, y: str | None) -> str:
+    """A public key as a line of the server's line.tcp.auth.db.path file."""
+    return f"{user}\tec-p-256-sha256\t{x}\t{y}\n"

@@ -30,7 +30,7 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from ingestbench.config import QuestDBSettings
 from ingestbench.errors import UserError
-from ingestbench.server.access import Access, check_ilp_tcp
+from ingestbench.server.access import Access, auth_db_line, check_ilp_tcp
 from ingestbench.server.handle import QuestDB, QuestDBError  # noqa: F401 (re-exported)
 
 log = logging.getLogger(__name__)
@@ -146,8 +146,7 @@ def server_auth_env(root: Path, access: Access) -> dict[str, str]:
     if access.tcp_token is not None:
         auth_db = root / "conf" / "ilp-auth.txt"
         auth_db.parent.mkdir(parents=True, exist_ok=True)
-        auth_db.write_text(f"{access.tcp_user}\tec-p-256-sha256\t{access.tcp_token_x}\t"
-                           f"{access.tcp_token_y}\n")  # fmt: skip
+        auth_db.write_text(auth_db_line(access.tcp_user, access.tcp_token_x, access.tcp_token_y))
         env["QDB_LINE_TCP_AUTH_DB_PATH"] = "conf/ilp-auth.txt"  # QuestDB reads it under its root
     return env
 

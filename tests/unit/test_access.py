@@ -131,3 +131,11 @@ def test_server_auth_takes_the_secrets_from_the_environment_or_makes_them(monkey
     assert set(made) == {"QDB_PASSWORD", "QDB_ILP_KEY"}
     assert made["QDB_PASSWORD"] == access.http_password.reveal()
     assert IlpKey.from_private(made["QDB_ILP_KEY"]).x == access.tcp_token_x
+
+
+def test_settings_that_hold_secrets_are_never_recorded():
+    from ingestbench.environment import _sensitive
+
+    assert _sensitive({"property_path": "http.password", "sensitive": True})
+    assert _sensitive({"property_path": "pg.password"})  # a server without the column
+    assert not _sensitive({"property_path": "shared.worker.count", "sensitive": False})

@@ -281,8 +281,8 @@ def snapshot(qdb: QuestDB) -> dict:
 
 @pytest.fixture(scope="module")
 def secured_run(secured, tmp_path_factory):
-    """The user's tables made, then the workflow (and archive, site) against the server, over
-    TLS when stunnel is there, the secrets only in the environment."""
+    """The user's tables made, then the workflow (its report, archive and site) against the
+    server, over TLS when stunnel is there, the secrets only in the environment."""
     qdb = secured.handle()
     for table, ddl in USER_TABLES.items():
         qdb.sql(ddl)
@@ -295,6 +295,15 @@ def secured_run(secured, tmp_path_factory):
     env = {**os.environ, **SECRETS}
     commands = [
         [sys.executable, "-m", "snakemake", "--configfile", "config.secured.yaml", "--cores", "2"],
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--configfile",
+            "config.secured.yaml",
+            "--report",
+            "report.html",
+        ],
         [sys.executable, "-m", "ingestbench.cli", "archive", "results", "--archive", "archive"],
         [sys.executable, "-m", "ingestbench.cli", "site", "--out", "site/index.html"],
     ]
@@ -330,11 +339,12 @@ def test_the_users_tables_are_unchanged_and_nothing_is_left_behind(secured_run):
 def test_no_secret_in_any_file_the_run_writes_or_anything_it_prints(secured_run):
     workdir, results, _, _, _ = secured_run
     assert all(r.returncode == 0 for r in results), results[-1].stderr[-4000:]
-    assert (workdir / "archive").is_dir() and (workdir / "site" / "index.html").is_file()
+    assert (workdir / "report.html").is_file() and (workdir / "archive").is_dir()
+    assert (workdir / "site" / "index.html").is_file()
     for result in results:
         for leak in LEAKS:
             assert leak.decode() not in result.stdout + result.stderr
     files = [p for p in workdir.rglob("*") if p.is_file() and not p.is_symlink()]
-    assert len(files) > 50  # results, logs, Snakemake's metadata, the archive and the site
+    assert len(files) > 50  # results, logs, Snakemake's metadata, the report, archive and site
     leaked = [p for p in files for leak in LEAKS if leak in p.read_bytes()]
     assert not leaked

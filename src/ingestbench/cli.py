@@ -369,6 +369,12 @@ def add_server_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
     parser.add_argument("--http-port", type=_port, help="HTTP port (default: a free one)")
     parser.add_argument("--ilp-port", type=_port, help="ILP/TCP port (default: a free one)")
     parser.add_argument("--log", help="server log file (default: in its data directory)")
+    parser.add_argument(
+        "--auth",
+        action="store_true",
+        help="ask for HTTP basic auth (user admin, password in $QDB_PASSWORD) and an ILP/TCP key "
+        "(user ingestbench, private key in $QDB_ILP_KEY); unset variables get fresh secrets",
+    )
     parser.set_defaults(func=run_server)
     return parser
 
@@ -385,6 +391,7 @@ def run_server(args: argparse.Namespace) -> int:
         http_port=args.http_port,
         ilp_port=args.ilp_port,
         log_path=Path(args.log) if args.log else None,
+        auth=args.auth,
     )
     return 0
 

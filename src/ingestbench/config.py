@@ -44,6 +44,14 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
             f"invalid config at '{error[0]}': {error[1]}; "
             f"fix that key in your config file (allowed keys and values: {schema_path.name})."
         )
+    questdb = config["questdb"]
+    secured = [k for k in ("auth", "tls_roots") if questdb[k]] + (["tls"] if questdb["tls"] else [])
+    if secured and questdb["mode"] != "external":
+        raise ConfigError(
+            f"invalid config at 'questdb': {', '.join(secured)} reach a server you run "
+            f"(mode: external), and the workflow's own servers are open; set mode: external "
+            f"or remove them."
+        )
     labels = [d["label"] for d in config["datasets"]]
     if len(set(labels)) != len(labels):
         raise ConfigError(f"invalid config at 'datasets': labels must be unique, got {labels}.")
@@ -106,10 +114,12 @@ def load_config(path: Path) -> dict[str, Any]:
 #: gives up on, not the benchmark: runs that differ only in them are one config.
 NOT_BENCHMARK_KEYS = frozenset({"dtype_matrix", "results_dir", "data_dir", "charts", "guards"})
 #: Keys of a section that cannot change what a run measures or finds: where the jar is cached,
-#: how long to wait for a server's start or stop, whether its data directory is kept for
-#: debugging; how much memory DuckDB takes before it spills, whether an export is kept.
+#: how long to wait for a server's start or stop, whether its data directory (or, on an external
+#: server, its tables and their names) are kept for debugging; how much memory DuckDB takes
+#: before it spills, whether an export is kept.
 WITHOUT_EFFECT = {
-    "questdb": frozenset({"cache_dir", "keep_data", "startup_timeout_s", "shutdown_grace_s"}),
+    "questdb": frozenset({"cache_dir", "keep_data", "startup_timeout_s", "shutdown_grace_s",
+                          "table_prefix", "keep_tables"}),
     "validation": frozenset({"memory_limit", "keep_export"}),
 }
 
@@ -123,9 +133,17 @@ def benchmark_config(config: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: `questdb` keys of a secured external server, newer than archived runs: at these defaults
+#: (an open server) they leave a config's hash as it was before them.
+NEUTRAL_QUESTDB_DEFAULTS = {"tls": False, "tls_roots": None, "auth": None}
+
+
 def config_hash(config: dict[str, Any]) -> str:
     """The benchmark's config as 16 hex digits: what groups runs for compare and history."""
     benchmark = benchmark_config(config)
+    if isinstance(benchmark.get("questdb"), dict):
+        benchmark["questdb"] = {k: v for k, v in benchmark["questdb"].items()
+                                if NEUTRAL_QUESTDB_DEFAULTS.get(k, ...) != v}  # fmt: skip
     return hashlib.sha256(json.dumps(benchmark, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -153,6 +171,11 @@ class QuestDBSettings:
     http_port: int
     ilp_port: int
     copy_root: str | None
+    tls: bool
+    tls_roots: str | None
+    auth: Mapping[str, Any] | None  # names of environment variables, never secrets
+    table_prefix: str
+    keep_tables: bool
 
     @property
     def external(self) -> bool:

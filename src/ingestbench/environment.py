@@ -147,11 +147,23 @@ def git_info(workflow_dir: Path | None) -> dict[str, Any]:
     return {"git_commit": commit or None, "git_dirty": None if status is None else bool(status)}
 
 
+#: Settings that hold secrets, for a server whose SHOW PARAMETERS has no `sensitive` column.
+_SECRET_SETTING = re.compile(r"password|secret|token", re.IGNORECASE)
+
+
+def _sensitive(param: dict[str, Any]) -> bool:
+    """A setting QuestDB marks sensitive (http.password, ...): left out, value and all."""
+    return bool(param.get("sensitive")) or bool(
+        _SECRET_SETTING.search(str(param.get("property_path", "")))
+    )
+
+
 def questdb_info(qdb: QuestDB, mode: str) -> dict[str, Any]:
     """Version and non-default parameters of a running server."""
     body = qdb.sql("(SHOW PARAMETERS) WHERE value_source <> 'default'")
     names = [c["name"] for c in body.get("columns", [])]
-    params = [dict(zip(names, row, strict=False)) for row in body.get("dataset", [])]
+    params = [p for row in body.get("dataset", [])
+              if not _sensitive(p := dict(zip(names, row, strict=False)))]  # fmt: skip
     params.sort(key=lambda p: str(p.get("property_path")))
     build = qdb.version()  # e.g. "Build Information: QuestDB 9.3.4, JDK 24.0.2, Commit Hash …"
     m = re.search(r"QuestDB\s+([0-9][0-9A-Za-z.\-]*)", build)

@@ -543,6 +543,7 @@ def _clashing_table(qdb, table, field_type="double", dedup=False):
     sql = create_table_sql(table, field_type, dedup)
     qdb.sql(f"DROP TABLE IF EXISTS {getattr(table, 'table', table)}")
     qdb.sql(sql.replace("usage_user DOUBLE", "usage_user LONG"))
+    qdb.created_tables.add(getattr(table, "table", table))  # the run's own: dropped at its end
 
 
 def _external(questdb, table: str):
@@ -592,9 +593,10 @@ def test_rows_the_server_drops_over_tcp_are_counted_and_are_no_result(
         ingest_job(_external(questdb, "t_clash_tcp"), variant, files)
     sentence = str(caught.value)
     assert re.fullmatch(
-        r"table t_clash_tcp holds 0 rows but 20 were sent: 20 rows are missing \(over "
-        r"ILP/TCP the server drops the lines it cannot take without telling the client; its log "
-        r"names them\), so this run is no result: fix the data or the table, then rerun\.",
+        r"table ingestbench_[0-9a-f]{8}_t_clash_tcp holds 0 rows but 20 were sent: 20 rows are "
+        r"missing \(over ILP/TCP the server drops the lines it cannot take without telling the "
+        r"client; its log names them\), so this run is no result: fix the data or the table, "
+        r"then rerun\.",
         sentence,
     ), sentence
     # No run file: the summary, the charts and the archive never see this run.

@@ -223,16 +223,24 @@ def _our_java() -> set[int]:
 def test_external_mode_uses_the_running_server_and_starts_none(questdb, tiny_dataset, tmp_path):
     config = _config(
         questdb={"mode": "external", "host": questdb.host, "http_port": questdb.http_port,
-                 "ilp_port": questdb.ilp_port, "copy_root": str(questdb.copy_root)},
+                 "ilp_port": questdb.ilp_port, "copy_root": str(questdb.copy_root),
+                 "keep_tables": True},
         table="t_external",
     )  # fmt: skip
     java_before = _our_java()
+    kept = (
+        "SELECT table_name FROM tables() WHERE table_name ~ '^ingestbench_[0-9a-f]{8}_t_external$'"
+    )
     for name in ("polars-dataframe-csv-tcp", "none-server_parquet-parquet-http"):
         files = _files(tiny_dataset, tmp_path, name.split("-")[2])
         run = ingest_job(config, parse_variant_name(name), files)
         assert run.server["mode"] == "external"
         assert all(r.server_cpu_s is None for r in run.repeats)
         assert all(r.server_rss_bytes is None for r in run.repeats)
-        assert questdb.scalar("SELECT count() FROM t_external") == 2000
+        # The run's own table (a name of its own, kept by keep_tables) holds the dataset.
+        [[table]] = questdb.rows(kept)
+        assert questdb.scalar(f"SELECT count() FROM {table}") == 2000
+        questdb.sql(f"DROP TABLE {table}")
+    assert not questdb.rows("SELECT table_name FROM tables() WHERE table_name = 't_external'")
     java_after = _our_java()
     assert java_after <= java_before

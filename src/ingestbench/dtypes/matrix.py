@@ -59,7 +59,7 @@ def _reason(exc: BaseException, table: str) -> str:
 
 
 def run_cell(qdb: QuestDB, case: Case, method: str, transport: str, work: Path) -> Cell:
-    table = f"dtypes_{CASES.index(case):02d}_{method}_{transport}"
+    table = qdb.table_name(f"dtypes_{CASES.index(case):02d}_{method}_{transport}")
     qdb.sql(f"DROP TABLE IF EXISTS {table}")
     outcome, reason = "validated", ""
     try:

@@ -37,12 +37,13 @@ def replay_check(job: Job, parquet: Path) -> dict[str, Any]:
     with client_errors(replay, "replaying rows"), Sender.from_conf(replay.conf()) as sender:
         dataframe_into(sender, frame, job.tables[0].spec)
         sender.flush()
-    wait_wal(job.qdb, job.table)
-    count = int(job.qdb.scalar(f"SELECT count() FROM {job.table}"))
+    table = job.tables[0].spec.table  # its name on the server
+    wait_wal(job.qdb, table)
+    count = int(job.qdb.scalar(f"SELECT count() FROM {table}"))
     if count != job.rows:
         raise DedupError(
-            f"{job.variant.name}: the DEDUP table {job.table} holds {count} rows after "
+            f"{job.variant.name}: the DEDUP table {table} holds {count} rows after "
             f"{rows} of its {job.rows} rows were sent again; it should hold {job.rows}: check "
-            f"the table's upsert keys (SHOW CREATE TABLE {job.table}), then rerun."
+            f"the table's upsert keys (SHOW CREATE TABLE {table}), then rerun."
         )
     return {"replayed_rows": rows, "rows_after": count}

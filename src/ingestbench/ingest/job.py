@@ -197,8 +197,8 @@ def _measure(
         doc["dedup_replay"] = replay_check(job, parquet)
     if parts:  # rows per table: what the validation checks each table against
         doc["table_rows"] = {p.spec.table: p.rows for p in parts}
-    if files.actual:
-        tables = {p.spec.table: questdb_aggregates(qdb, p.spec.table, p.spec)
+    if files.actual:  # keyed by the dataset's table names, whatever they are on the server
+        tables = {p.dataset_table: questdb_aggregates(qdb, p.spec.table, p.spec)
                   for p in job.tables}  # fmt: skip
         found = {"tables": tables} if parts else {"aggregates": tables[settings.table]}
         write_json_atomic(files.actual, {"schema_version": SCHEMA_VERSION, **found})
@@ -206,7 +206,7 @@ def _measure(
         piece_rows = settings.validation.export_piece_rows
         with space_for(files.export):
             for part in job.tables:  # several tables: a directory of each in the export
-                target = Path(files.export) / part.spec.table if parts else Path(files.export)
+                target = Path(files.export) / part.dataset_table if parts else Path(files.export)
                 export_table(qdb, part.spec.table, target, piece_rows=piece_rows)
     return doc
 

@@ -1,10 +1,14 @@
 """The QuestDB server: its jar, the process the workflow starts, and the SQL and uploads around it.
 
 - `jar`: the Maven Central jar of the configured version, cached once per version and checked.
-- `process`: `QuestDB` (a client of a running server's HTTP API) and the embedded server's start,
-  readiness and stop (127.0.0.1 only unless asked; stopped on failure, Ctrl-C and SIGTERM).
+- `access`: TLS and credentials (secrets from the environment, masked wherever shown), and the
+  ILP/TCP key's challenge and response.
+- `handle`: `QuestDB`, a client of a running server's HTTP API (credentials, CA, table names).
+- `process`: the embedded server's start, readiness and stop (127.0.0.1 only unless asked;
+  stopped on failure, Ctrl-C and SIGTERM).
 - `aot`: the JVM AOT cache a server starts from, made once per jar and Java.
-- `configured`: the server a job uses, from the config's settings: embedded or external.
+- `configured`: the server a job uses, from the config's settings: embedded or external (checked,
+  whose tables the run created go at the end).
 - `data_dir`: an embedded server's data directory, naming its owner; a full disk under it told;
   those of killed jobs removed.
 - `deadline`: a repeat whose server makes no progress for too long fails, naming the server.

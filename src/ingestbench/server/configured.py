@@ -6,14 +6,20 @@ cache of that jar and Java when it can (server.aot).
 from __future__ import annotations
 
 import contextlib
+import logging
+import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ingestbench.config import QuestDBSettings
+from ingestbench.server.access import Access, check_ilp_tcp
 from ingestbench.server.aot import aot_cache_options
+from ingestbench.server.handle import QuestDB, QuestDBError
 from ingestbench.server.jar import resolve_jar
-from ingestbench.server.process import QuestDB, embedded_server, java_executable
+from ingestbench.server.process import embedded_server, java_executable, sigterm_unwinds
+
+log = logging.getLogger(__name__)
 
 
 @contextlib.contextmanager
@@ -26,21 +32,55 @@ def questdb_server(
     """The server a job uses: a fresh embedded one, or the configured external one.
     `while_starting` runs while an embedded server starts (see embedded_server)."""
     if settings.external:
-        qdb = QuestDB(
-            settings.host,
-            settings.http_port,
-            settings.ilp_port,
-            copy_root=Path(settings.copy_root) if settings.copy_root else None,
-        )
-        qdb.sql("SELECT 1")  # fail early, with the clear message, if it is not there
-        if while_starting is not None:
-            while_starting()
-        yield qdb
+        with external_server(settings) as qdb:
+            if while_starting is not None:
+                while_starting()
+            yield qdb
         return
     if jar is None:
         jar = resolve_jar(settings)
     with configured_server(settings, jar, log_path, while_starting=while_starting) as qdb:
         yield qdb
+
+
+@contextlib.contextmanager
+def external_server(settings: QuestDBSettings) -> Iterator[QuestDB]:
+    """The configured server, checked (reachable, credentials and key taken) before any work;
+    the tables this run creates carry the prefix and a fresh run id, and go again at the end
+    unless questdb.keep_tables."""
+    access = Access.from_settings(settings.tls, settings.tls_roots, settings.auth or {})
+    qdb = QuestDB(
+        settings.host,
+        settings.http_port,
+        settings.ilp_port,
+        copy_root=Path(settings.copy_root) if settings.copy_root else None,
+        access=access,
+        table_prefix=f"{settings.table_prefix}_{secrets.token_hex(4)}_",
+    )
+    qdb.sql("SELECT 1")  # fail early, with the clear message, if it is not there
+    check_ilp_tcp(qdb.host, qdb.ilp_port, access)
+    log.info("tables on the external server are named %s<table>", qdb.table_prefix)
+    try:
+        with sigterm_unwinds():
+            yield qdb
+    finally:
+        drop_created_tables(qdb, settings.keep_tables)
+
+
+def drop_created_tables(qdb: QuestDB, keep: bool) -> None:
+    """Drop what this run created on an external server (only that), or name what is kept."""
+    if keep:
+        if qdb.created_tables:
+            log.warning("kept the tables %s on the server (questdb.keep_tables)",
+                        ", ".join(sorted(qdb.created_tables)))  # fmt: skip
+        return
+    for table in sorted(qdb.created_tables):
+        try:
+            qdb.sql(f"DROP TABLE IF EXISTS {table}")
+        except QuestDBError as exc:  # the job's own error, if any, is the one to show
+            log.warning("could not drop the table %s this run created: %s", table, exc)
+        else:
+            qdb.created_tables.discard(table)
 
 
 def configured_server(

@@ -19,16 +19,15 @@ import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import psutil
 import requests
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from ingestbench.errors import UserError
 from ingestbench.server import data_dir
+from ingestbench.server.access import Access, auth_db_line
+from ingestbench.server.handle import QuestDB, QuestDBError  # noqa: F401 (re-exported)
 
 log = logging.getLogger(__name__)
 LOOPBACK = "127.0.0.1"
@@ -38,69 +37,11 @@ SERVER_MAIN = ("-m", "io.questdb/io.questdb.ServerMain")
 READY_POLL_S = 0.2
 
 
-class QuestDBError(UserError):
-    """The server refused a query or could not be reached."""
-
-
 class PortTaken(QuestDBError):
     """A free port we picked was taken by another process before the server bound it."""
 
 
 PORT_ATTEMPTS = 3  # fresh free ports after a bind race; a port taken three times is no race
-
-
-@dataclass
-class QuestDB:
-    """How to reach a server, plus SQL over its HTTP endpoint."""
-
-    host: str
-    http_port: int
-    ilp_port: int
-    pg_port: int | None = None
-    copy_root: Path | None = None
-    pid: int | None = None  # set only for a server this process started
-    data_dir: Path | None = None
-    log_path: Path | None = None  # the server's log, where this process writes it
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.http_port}"
-
-    def ilp_conf(self, transport: str, protocol_version: int, **extra: Any) -> str:
-        port = self.http_port if transport == "http" else self.ilp_port
-        items = {"addr": f"{self.host}:{port}", "protocol_version": protocol_version, **extra}
-        return f"{transport}::" + "".join(f"{k}={v};" for k, v in items.items())
-
-    def sql(self, query: str, timeout: float = 600) -> dict[str, Any]:
-        """Run one statement via /exec and return the JSON answer; errors name the query."""
-        try:
-            r = requests.get(f"{self.url}/exec", params={"query": query}, timeout=timeout)
-        except requests.RequestException as exc:
-            raise QuestDBError(
-                f"QuestDB at {self.url} is unreachable ({type(exc).__name__}); check that the "
-                f"server is running and questdb.host/http_port are right."
-            ) from None
-        body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
-        if r.status_code != 200 or "error" in body:
-            message = body.get("error", r.text[:300])
-            raise QuestDBError(f"QuestDB refused `{query[:120]}`: {message}.")
-        return body
-
-    def rows(self, query: str) -> list[list[Any]]:
-        return self.sql(query).get("dataset", [])
-
-    def scalar(self, query: str) -> Any:
-        return self.rows(query)[0][0]
-
-    def cpu_seconds(self) -> float | None:
-        """User+system CPU of the server process so far (None for an external server)."""
-        if self.pid is None:
-            return None
-        times = psutil.Process(self.pid).cpu_times()
-        return times.user + times.system + times.children_user + times.children_system
-
-    def version(self) -> str:
-        return str(self.scalar("SELECT build()")).strip()
 
 
 def free_port() -> int:
@@ -191,6 +132,21 @@ def server_env(
     return env
 
 
+def server_auth_env(root: Path, access: Access) -> dict[str, str]:
+    """The server's side of `access`: HTTP basic auth, and the ILP/TCP key's public half in the
+    auth file (line.tcp.auth.db.path; the private key stays with the client)."""
+    env = {}
+    if access.http_password is not None:
+        env["QDB_HTTP_USER"] = str(access.http_user)
+        env["QDB_HTTP_PASSWORD"] = access.http_password.reveal()
+    if access.tcp_token is not None:
+        auth_db = root / "conf" / "ilp-auth.txt"
+        auth_db.parent.mkdir(parents=True, exist_ok=True)
+        auth_db.write_text(auth_db_line(access.tcp_user, access.tcp_token_x, access.tcp_token_y))
+        env["QDB_LINE_TCP_AUTH_DB_PATH"] = "conf/ilp-auth.txt"  # QuestDB reads it under its root
+    return env
+
+
 class Terminated(BaseException):
     """SIGTERM turned into an exception so context managers unwind (Snakemake sends SIGTERM)."""
 
@@ -237,14 +193,17 @@ def embedded_server(
     ports: dict[str, int] | None = None,
     jvm_options: Sequence[str] = (),
     while_starting: Callable[[], object] | None = None,
+    access: Access | None = None,
 ) -> Iterator[QuestDB]:
     """Start a fresh QuestDB on free loopback ports; stop it and clean up on exit.
 
     `bind` and `ports` (any of http, http_min, pg, ilp; the others are free ones) serve
     `ingestbench server`, a server other machines may reach; jobs keep the defaults.
     `while_starting` runs once, in this thread, after the JVM is launched and before the wait
-    for it: the JVM starts meanwhile, and it is stopped if `while_starting` fails.
+    for it: the JVM starts meanwhile, and it is stopped if `while_starting` fails. With `access`
+    the server asks for its HTTP user and password and its ILP/TCP key (server_auth_env).
     """
+    access = access or Access()
     data_dir.remove_orphans()  # of jobs killed too hard to clean up after themselves
     root = data_dir.new_data_dir()
     log_path = Path(log_path) if log_path else root / "server.log"
@@ -267,7 +226,10 @@ def embedded_server(
                     log_start = log_path.stat().st_size  # this start's lines come after
                     proc = subprocess.Popen(
                         cmd,
-                        env=server_env(root, ports, workers or {}, bind, worker_idle),
+                        env={
+                            **server_env(root, ports, workers or {}, bind, worker_idle),
+                            **server_auth_env(root, access),
+                        },
                         stdout=server_log,
                         stderr=subprocess.STDOUT,
                         stdin=subprocess.DEVNULL,
@@ -279,7 +241,8 @@ def embedded_server(
                              ports["http"], ports["ilp"])  # fmt: skip
                     reach = LOOPBACK if bind in ("0.0.0.0", "::") else bind  # noqa: S104 (a check)
                     qdb = QuestDB(reach, ports["http"], ports["ilp"], ports["pg"],
-                                  root / "import", proc.pid, root, log_path)  # fmt: skip
+                                  root / "import", proc.pid, root, access=access,
+                                  log_path=log_path)  # fmt: skip
                     if while_starting is not None:
                         while_starting()
                         while_starting = None  # once, also when a port race starts again
@@ -321,7 +284,8 @@ def _wait_ready(
                 f"rerun. The end of the log:\n{_tail(log_path)}"
             )
         try:
-            r = requests.get(f"{qdb.url}/exec", params={"query": "SELECT 1"}, timeout=2)
+            r = requests.get(f"{qdb.url}/exec", params={"query": "SELECT 1"}, timeout=2,
+                             **qdb.access.http_kwargs())  # fmt: skip
             if r.status_code == 200:
                 with socket.create_connection((qdb.host, qdb.ilp_port), timeout=2):
                     return

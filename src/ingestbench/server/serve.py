@@ -7,6 +7,8 @@ fixed ports, until Ctrl-C or SIGTERM. It prints the config block that points the
 from __future__ import annotations
 
 import errno
+import os
+import secrets
 import socket
 import sys
 import time
@@ -18,6 +20,7 @@ import yaml
 
 from ingestbench.config import QuestDBSettings
 from ingestbench.errors import UserError
+from ingestbench.server.access import Access, IlpKey, Secret
 from ingestbench.server.configured import configured_server
 from ingestbench.server.jar import resolve_jar
 from ingestbench.server.process import LOOPBACK, QuestDB, QuestDBError, Terminated
@@ -44,19 +47,42 @@ def check_port_free(bind: str, port: int, flag: str) -> None:
             ) from None
 
 
+#: `--auth`: the users, and the environment variables that hold their secrets.
+HTTP_USER, PASSWORD_ENV = "admin", "QDB_PASSWORD"
+ILP_USER, ILP_KEY_ENV = "ingestbench", "QDB_ILP_KEY"
+
+
+def server_access() -> tuple[Access, dict[str, str]]:
+    """`--auth`: basic auth and an ILP/TCP key, the secrets from QDB_PASSWORD and QDB_ILP_KEY,
+    or made here when unset; also the made ones (variable -> value), which the user must export."""
+    made = {}
+    password = os.environ.get(PASSWORD_ENV)
+    if not password:
+        password = made[PASSWORD_ENV] = secrets.token_urlsafe(18)
+    key_d = os.environ.get(ILP_KEY_ENV)
+    key = IlpKey.from_private(key_d) if key_d else IlpKey.generate()
+    if not key_d:
+        made[ILP_KEY_ENV] = key.d.reveal()
+    access = Access(http_user=HTTP_USER, http_password=Secret(password), tcp_user=ILP_USER,
+                    tcp_token=key.d, tcp_token_x=key.x, tcp_token_y=key.y)  # fmt: skip
+    return access, made
+
+
 def config_block(qdb: QuestDB, bind: str) -> str:
-    """The `questdb:` block that points the workflow at this server."""
+    """The `questdb:` block that points the workflow at this server (its credentials as the
+    names of the variables that hold them)."""
     host = socket.getfqdn() if bind in WILDCARD_ADDRESSES else bind
-    block = {
-        "questdb": {
-            "mode": "external",
-            "host": host,
-            "http_port": qdb.http_port,
-            "ilp_port": qdb.ilp_port,
-            "copy_root": str(qdb.copy_root),
-        }
-    }
-    return yaml.safe_dump(block, sort_keys=False)
+    block: dict = {"mode": "external", "host": host, "http_port": qdb.http_port,
+                   "ilp_port": qdb.ilp_port}  # fmt: skip
+    access = qdb.access
+    if access.http_password is not None:
+        block["auth"] = {
+            "http": {"username": access.http_user, "password_env": PASSWORD_ENV},
+            "tcp": {"username": access.tcp_user, "token_env": ILP_KEY_ENV,
+                    "token_x": access.tcp_token_x, "token_y": access.tcp_token_y},
+        }  # fmt: skip
+    block["copy_root"] = str(qdb.copy_root)  # last: the line a reader may wait for
+    return yaml.safe_dump({"questdb": block}, sort_keys=False)
 
 
 def _wait_while_running(pid: int) -> None:
@@ -75,15 +101,23 @@ def serve(
     ilp_port: int | None = None,
     log_path: Path | None = None,
     out: TextIO = sys.stdout,
+    auth: bool = False,
 ) -> None:
-    """Run the server until Ctrl-C or SIGTERM, then stop it (and remove its data unless kept)."""
+    """Run the server until Ctrl-C or SIGTERM, then stop it (and remove its data unless kept).
+    With `auth` it asks for a user and password over HTTP and a key over ILP/TCP."""
     for port, flag in ((http_port, "--http-port"), (ilp_port, "--ilp-port")):
         if port:
             check_port_free(bind, port, flag)
+    access, made = server_access() if auth else (Access(), {})
     jar = resolve_jar(settings)
     try:
         with configured_server(
-            settings, jar, log_path, bind=bind, ports={"http": http_port, "ilp": ilp_port}
+            settings,
+            jar,
+            log_path,
+            bind=bind,
+            ports={"http": http_port, "ilp": ilp_port},
+            access=access,
         ) as qdb:
             print(
                 f"QuestDB is up (pid {qdb.pid}, data in {qdb.data_dir}, log in "
@@ -92,6 +126,12 @@ def serve(
                 "the workflow; stop the server with Ctrl-C.\n",
                 file=out,
             )
+            if made:  # the only place these secrets are ever shown: this terminal, once
+                print(
+                    "Export the secrets it made (or set them before starting it):\n"
+                    + "".join(f"export {k}={v}\n" for k, v in made.items()),
+                    file=out,
+                )
             print(config_block(qdb, bind), file=out, flush=True)
             _wait_while_running(qdb.pid)
     except (KeyboardInterrupt, Terminated):

@@ -40,9 +40,21 @@ def create_table_sql(
 def recreate_table(
     qdb: QuestDB, table: str | TableSpec, field_type: str = "double", dedup: bool = False
 ) -> None:
+    """A fresh, empty table. On an embedded server (no table prefix) whatever had the name is
+    dropped; on an external one only a table this run created: one it did not is refused."""
     name = table if isinstance(table, str) else table.table
-    qdb.sql(f"DROP TABLE IF EXISTS {name}")
-    qdb.sql(create_table_sql(table, field_type, dedup))
+    if not qdb.table_prefix or name in qdb.created_tables:
+        qdb.sql(f"DROP TABLE IF EXISTS {name}")
+        qdb.sql(create_table_sql(table, field_type, dedup))
+        return
+    if qdb.rows(f"SELECT table_name FROM tables() WHERE table_name = '{name}'"):
+        raise QuestDBError(
+            f"a table named {name} exists already on QuestDB at {qdb.url}, and this run "
+            f"touches no table it did not create; rename or drop it yourself, or set another "
+            f"questdb.table_prefix, then rerun."
+        )
+    qdb.sql(create_table_sql(table, field_type, dedup))  # refused too if it appeared meanwhile
+    qdb.created_tables.add(name)
 
 
 def disk_bytes(qdb: QuestDB, table: str) -> int | None:

@@ -15,6 +15,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import requests
 from requests_toolbelt import MultipartEncoder
@@ -69,8 +70,10 @@ def upload_multipart(
     file_field: str,
     path: Path,
     timeout_s: float = 3600,
+    **http: Any,
 ) -> requests.Response:
-    """POST `fields` and the file at `path` as multipart/form-data, the file read as it is sent."""
+    """POST `fields` and the file at `path` as multipart/form-data, the file read as it is sent;
+    `http` holds requests' credentials and CA (`auth`, `headers`, `verify`)."""
     with open(path, "rb") as fh:
         encoder = MultipartEncoder(
             fields={**fields, file_field: (Path(path).name, fh, "application/octet-stream")}
@@ -79,6 +82,7 @@ def upload_multipart(
             url,
             params=params,
             data=_BigReads(encoder, UPLOAD_READ_BYTES),
-            headers={"Content-Type": encoder.content_type},
+            headers={"Content-Type": encoder.content_type, **http.pop("headers", {})},
             timeout=timeout_s,
+            **http,
         )

@@ -99,7 +99,7 @@ def _download(qdb: QuestDB, query: str, fmt: str, target: Path) -> bool:
     if fmt != "csv":
         params["fmt"] = fmt
     try:
-        with requests.get(f"{qdb.url}/exp", params=params, stream=True, timeout=600) as r:
+        with qdb.request("GET", "/exp", params=params, stream=True, timeout=600) as r:
             if r.status_code != 200:
                 message = r.text[:300]
                 if fmt != "csv" and "format" in message.lower():

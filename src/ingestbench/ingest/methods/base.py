@@ -41,11 +41,17 @@ class SendError(UserError):
 @dataclass(frozen=True)
 class TablePart:
     """One table of a job: what it is (its spec, whose `table` is the name it lands in), the
-    file it is read from, and the rows to ingest into it."""
+    file it is read from, the rows to ingest into it, and the dataset's name of the table (its
+    files and records; "" when it lands under that name)."""
 
     spec: TableSpec
     path: Path
     rows: int
+    key: str = ""
+
+    @property
+    def dataset_table(self) -> str:
+        return self.key or self.spec.table
 
 
 @dataclass
@@ -73,10 +79,15 @@ class Job:
 
     @property
     def tables(self) -> tuple[TablePart, ...]:
-        """The tables this job fills, in the order they are read."""
-        if self.parts:
-            return self.parts
-        return (TablePart(cpu_spec(self.field_type, self.table), Path(self.path), self.rows),)
+        """The tables this job fills, in the order they are read, each under the name it has
+        on the server (the server's table_name)."""
+        parts = self.parts or (
+            TablePart(cpu_spec(self.field_type, self.table), Path(self.path), self.rows),
+        )
+        if not self.qdb.table_prefix:
+            return parts
+        return tuple(replace(p, spec=replace(p.spec, table=self.qdb.table_name(p.spec.table)),
+                             key=p.spec.table) for p in parts)  # fmt: skip
 
     def in_format(self, fmt: str) -> Job:
         """The same job reading the dataset's files of format `fmt` instead."""
@@ -105,7 +116,7 @@ def client_errors(job: Job, doing: str):
     try:
         yield
     except ClientError as exc:
-        text = str(exc).strip().replace("\n", " ")[:400]
+        text = job.qdb.access.mask(str(exc).strip().replace("\n", " "))[:400]
         code = getattr(getattr(exc, "code", None), "name", "")
         where = f"ILP/{job.variant.transport} at {job.qdb.host}"
         if code in _CONNECTION_ERRORS and job.variant.transport == "tcp" and "reset" in text:
@@ -113,6 +124,10 @@ def client_errors(job: Job, doing: str):
             # the connection; the client sees that only on a later write.
             cause = f"QuestDB closed the connection ({where}): over TCP it does so on a line it cannot take, such as a value whose type clashes with the table, or when it stops"  # noqa: E501
             fix = "find the line in the server log, fix the data or the table"
+        elif code == "AuthError" or (code == "ServerFlushError" and "401" in text):
+            cause, fix = f"QuestDB refused the credentials ({where})", "check questdb.auth"
+        elif code == "TlsError":
+            cause, fix = f"TLS failed ({where})", "check questdb.tls and tls_roots"
         elif code in _CONNECTION_ERRORS:
             cause, fix = f"lost the connection to QuestDB ({where})", "check that it is running"
         elif code.startswith("Server"):

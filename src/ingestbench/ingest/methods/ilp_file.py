@@ -11,7 +11,9 @@ file order. So with several connections the server still receives rows close to 
 contiguous halves per connection would make it merge out-of-order rows. Each connection has a
 queue of ``QUEUE_BLOCKS``, so memory stays at a few blocks whatever the file's size.
 
-Every line names its table, so the configured table must be the file's (TSBS: `cpu`).
+Every line names its table, so the configured table must be the file's (TSBS: `cpu`). On an
+external server, where the run's tables carry a prefix (server.handle), each line gets it on the
+way: one C-level replace per block.
 
 Timing: the file is read block by block while the blocks are sent, so reading is inside `send`
 (read = convert = 0); `send` ends when the last byte is handed to the kernel (TCP) or the last
@@ -25,7 +27,7 @@ import http.client
 import json
 import queue
 import re
-import socket
+import ssl
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,6 +37,7 @@ from ingestbench.errors import UserError
 from ingestbench.ingest.methods.base import Job, Method
 from ingestbench.ingest.readers import InputError
 from ingestbench.ingest.timing import Clock
+from ingestbench.server.access import AccessError, open_ilp_tcp
 from ingestbench.server.process import QuestDB
 
 #: Bytes per block. TCP streams, so small blocks cost nothing; over HTTP every POST is a
@@ -74,7 +77,7 @@ def measurement(path: Path) -> str:
 class _TcpConnection:
     def __init__(self, qdb: QuestDB):
         self.where = f"ILP/TCP at {qdb.host}:{qdb.ilp_port}"
-        self.sock = socket.create_connection((qdb.host, qdb.ilp_port), timeout=60)
+        self.sock = open_ilp_tcp(qdb.host, qdb.ilp_port, qdb.access)  # TLS and key as set
 
     def send(self, block: memoryview) -> None:
         self.sock.sendall(block)
@@ -86,13 +89,25 @@ class _TcpConnection:
 class _HttpConnection:
     def __init__(self, qdb: QuestDB):
         self.where = f"ILP/HTTP at {qdb.url}/write"
-        self.conn = http.client.HTTPConnection(qdb.host, qdb.http_port, timeout=HTTP_TIMEOUT_S)
-        self.conn.connect()
+        self.access = qdb.access
+        if qdb.access.tls:
+            self.conn = http.client.HTTPSConnection(qdb.host, qdb.http_port,
+                                                    timeout=HTTP_TIMEOUT_S,
+                                                    context=qdb.access.ssl_context())  # fmt: skip
+        else:
+            self.conn = http.client.HTTPConnection(qdb.host, qdb.http_port, timeout=HTTP_TIMEOUT_S)
+        try:
+            self.conn.connect()
+        except ssl.SSLCertVerificationError:
+            raise AccessError(qdb.access.tls_failed(qdb.url) + ".") from None
+        self.headers = {"Content-Type": "text/plain", **qdb.access.http_headers()}
 
     def send(self, block: memoryview) -> None:
-        self.conn.request("POST", "/write", body=block, headers={"Content-Type": "text/plain"})
+        self.conn.request("POST", "/write", body=block, headers=self.headers)
         response = self.conn.getresponse()
         body = response.read()
+        if response.status == 401:
+            raise AccessError(self.access.http_refused(self.where) + ".")
         if response.status != 204:
             raise IlpFileError(f"QuestDB refused a block ({self.where}): {_server_error(body)}")
 
@@ -134,6 +149,8 @@ def open_connections(job: Job) -> Iterator[list]:
         try:
             for _ in range(job.variant.workers):
                 connections.append(connect(job.qdb))
+        except AccessError as exc:
+            raise IlpFileError(f"{job.variant.name}: {exc}") from None
         except OSError as exc:
             raise IlpFileError(
                 f"{job.variant.name}: cannot connect to QuestDB ({exc.strerror or exc}); "
@@ -145,8 +162,15 @@ def open_connections(job: Job) -> Iterator[list]:
             connection.close()
 
 
+def renamed(block: memoryview, prefix: bytes) -> memoryview:
+    """Whole lines with `prefix` before each (every line starts with its table's name)."""
+    return memoryview(prefix + bytes(block[:-1]).replace(b"\n", b"\n" + prefix) + b"\n")
+
+
 def send_file(job: Job, connections: list) -> None:
-    """Deal the file's blocks round-robin in file order to the connections' senders."""
+    """Deal the file's blocks round-robin in file order to the connections' senders; on an
+    external server each line's table gets the server's prefix on the way."""
+    prefix = job.qdb.table_prefix.encode()
     queues = [queue.Queue(QUEUE_BLOCKS) for _ in connections]
     errors: list[BaseException] = []
     threads = [
@@ -159,7 +183,7 @@ def send_file(job: Job, connections: list) -> None:
         for i, block in enumerate(line_blocks(job.path, BLOCK_BYTES[job.variant.transport])):
             if errors:
                 break
-            queues[i % len(queues)].put(block)
+            queues[i % len(queues)].put(renamed(block, prefix) if prefix else block)
     finally:
         for q in queues:
             q.put(None)
@@ -171,6 +195,8 @@ def send_file(job: Job, connections: list) -> None:
 
 def as_user_error(job: Job, where: str, exc: BaseException) -> UserError:
     """A failed raw send as one sentence: the server's refusal, or the lost connection."""
+    if isinstance(exc, AccessError):
+        return IlpFileError(f"{job.variant.name}: {exc}")
     if isinstance(exc, UserError):
         return IlpFileError(f"{job.variant.name}: {exc}; fix the file or the table, then rerun.")
     return IlpFileError(
@@ -189,7 +215,7 @@ class IlpFile(Method):
         if not Path(job.path).is_file():
             raise InputError(f"input file {job.path} does not exist; run the generate rule first.")
         table = measurement(job.path)
-        tables = [part.spec.table for part in job.tables]
+        tables = [part.dataset_table for part in job.tables]
         if table not in tables:
             raise IlpFileError(
                 f"{job.variant.name}: the lines of {job.path.name} go to table {table!r}, not to "
@@ -205,4 +231,6 @@ class IlpFile(Method):
         return None
 
     def timed_serialize(self, job: Job, state: Any) -> tuple[int | None, float]:
-        return Path(job.path).stat().st_size, 0.0  # the bytes on the wire; nothing to serialize
+        # The bytes on the wire (a line per row, each with the server's prefix); no serializing.
+        prefixes = len(job.qdb.table_prefix.encode()) * job.rows
+        return Path(job.path).stat().st_size + prefixes, 0.0

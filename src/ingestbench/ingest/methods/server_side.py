@@ -45,15 +45,19 @@ class ServerCsv(Method):
                 csv_import_schema(part.spec),
                 part.spec.source.csv.delimiter,
             )
+        access = job.qdb.access
         try:
-            r = upload_multipart(
-                f"{job.qdb.url}/imp", params, {"schema": json.dumps(schema)}, "data", part.path
-            )
+            r = upload_multipart(f"{job.qdb.url}/imp", params, {"schema": json.dumps(schema)},
+                                 "data", part.path, **access.http_kwargs())  # fmt: skip
+        except requests.exceptions.SSLError:
+            raise SendError(f"{job.variant.name}: {access.tls_failed(job.qdb.url)}.") from None
         except requests.RequestException as exc:
             raise SendError(
                 f"{job.variant.name}: the CSV upload to {job.qdb.url}/imp failed "
                 f"({type(exc).__name__}); check that the server is running, then rerun."
             ) from None
+        if r.status_code == 401:
+            raise SendError(f"{job.variant.name}: {access.http_refused(job.qdb.url)}.")
         body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
         # /imp answers OK for a file with a short line (it stores what it can of it): its own
         # counts are checked here, and the repeat's checks catch the row it made up.

@@ -118,8 +118,16 @@ NOT_BENCHMARK_KEYS = frozenset({"dtype_matrix", "results_dir", "data_dir", "char
 #: server, its tables and their names) are kept for debugging; how much memory DuckDB takes
 #: before it spills, whether an export is kept.
 WITHOUT_EFFECT = {
-    "questdb": frozenset({"cache_dir", "keep_data", "startup_timeout_s", "shutdown_grace_s",
-                          "table_prefix", "keep_tables"}),
+    "questdb": frozenset(
+        {
+            "cache_dir",
+            "keep_data",
+            "startup_timeout_s",
+            "shutdown_grace_s",
+            "table_prefix",
+            "keep_tables",
+        }
+    ),
     "validation": frozenset({"memory_limit", "keep_export"}),
 }
 

@@ -54,16 +54,17 @@ def main() -> None:
         manifest = write_own_manifest(OwnDataset.from_config(entry), Path(tmp) / "m.json")
         parts = job_parts(variant, manifest, own_file, None)
         protocol = config["ilp_protocol_version"]
-        jobs = {
-            "TSBS cpu": Job(qdb, TABLE, variant, paths[variant.format], params.rows, protocol),
+        jobs = {  # an own table's columns come with its parts: field_type is TSBS's only
+            "TSBS cpu": Job(qdb, TABLE, variant, paths[variant.format], params.rows, protocol,
+                            field_type=params.field_type),
             "own: trades": Job(qdb, "unused", variant, own_file, parts[0].rows, protocol,
-                               parts=parts),
+                               parts=parts, field_type=params.field_type),
         }  # fmt: skip
         warm_up_each(list(jobs.values()), config["warmup_rows"])
         by_data: dict[str, list] = {name: [] for name in jobs}
         for i in range(a.repeats):  # round-robin: drift on the machine hits both alike
             for name, job in jobs.items():
-                by_data[name].append(run_repeat(job, "double", i))
+                by_data[name].append(run_repeat(job, i))
     print(f"\n{a.variant}: medians of {a.repeats} interleaved rounds\n")
     print(f"{'data':<14}{'rows':>12}{'rows/s':>12}{'peak RSS MiB':>14}{'RSS vs TSBS':>13}")
     tsbs_rss = None

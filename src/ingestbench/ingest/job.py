@@ -6,6 +6,7 @@ starts (see ingest_job).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import logging
@@ -229,7 +230,9 @@ def source_checks_of(job: Any, files: IngestFiles, dataset: dict[str, Any]) -> d
         return {}
     checks = {}
     for part in job.tables:
-        path = table_file(source, part.spec) if job.parts else source
+        # the table's file is named by the dataset's table, not by its name on the server
+        dataset_spec = dataclasses.replace(part.spec, table=part.dataset_table)
+        path = table_file(source, dataset_spec) if job.parts else source
         whole = not job.parts and part.rows == dataset["rows"]
         checks[part.spec.table] = source_checks(path, part.spec, None if whole else part.rows)
     return checks

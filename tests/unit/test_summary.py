@@ -310,3 +310,22 @@ def test_contended_runs_are_marked(tmp_path):
     assert f"**Contended:** `{BIG}/pandas-rows-parquet-http` shared the machine" in md
     df.to_csv(tmp_path / "summary.csv", index=False)
     assert read_summary(tmp_path / "summary.csv")["contended"].sum() == 1
+
+
+def test_the_summary_refuses_a_run_file_of_other_settings(tmp_path):
+    """Each run file is checked against the settings the config gives it, whatever way its path
+    is spelled (./results/… or results/…), and one that differs is refused naming the key."""
+    from ingestbench.results.summary import SummaryError, summarize
+
+    source = next((FIXTURE_RESULTS / "runs").rglob("*.json"))
+    doc = json.loads(source.read_text())
+    doc["settings"] = {"repeats": 3, "questdb": {"worker_idle": "park"}}
+    run = tmp_path / "runs" / "r.json"
+    run.parent.mkdir()
+    run.write_text(json.dumps(doc))
+    same = {"repeats": 3, "questdb": {"worker_idle": "park"}}
+    assert len(summarize([run], [], {f"{tmp_path}/./runs/r.json": same})) == 1
+    other = {"repeats": 3, "questdb": {"worker_idle": "spin"}}
+    with pytest.raises(SummaryError, match=r"questdb\.worker_idle \('park' in the run file, "
+                                           r"'spin' in the config\)"):  # fmt: skip
+        summarize([run], [], {str(run): other})

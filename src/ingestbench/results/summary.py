@@ -245,9 +245,10 @@ def summarize(
     # A run of a method that cannot load the table measured nothing: it is listed apart.
     read = [(p, r) for p, r in read if not r.extra.get("unsupported")]
     records = [r for _, r in read]
-    if expected_settings is not None:
+    if expected_settings is not None:  # keyed by path as the rule wrote it (./results/… too)
+        expected = {Path(k): v for k, v in expected_settings.items()}
         for path, record in read:
-            check_settings(path, record, expected_settings[str(path)])
+            check_settings(path, record, expected[Path(path)])
     rows = [run_row(record) for record in records]
     if not rows:
         raise SummaryError("there are no run files to summarize; the config selects no variant.")

@@ -44,6 +44,24 @@ def questdb(questdb_jar, tmp_path_factory):
         yield qdb
 
 
+@pytest.fixture(autouse=True)
+def _drop_the_tests_tables(request):
+    """The session's server keeps every table a test made, each with files open: hundreds of
+    tables exhaust its open files (errno 24, a suspended table). Drop what each test made."""
+    if "questdb" not in request.fixturenames:
+        yield
+        return
+    qdb = request.getfixturevalue("questdb")
+
+    def tables() -> set[str]:
+        return {row[0] for row in qdb.rows("SELECT table_name FROM tables()")}
+
+    before = tables()
+    yield
+    for table in tables() - before:
+        qdb.sql(f'DROP TABLE IF EXISTS "{table}"')
+
+
 @pytest.fixture(scope="session")
 def tiny_dataset(tmp_path_factory):
     """A 2,000-row TSBS cpu dataset (scale 40, 50 epochs) as Parquet and CSV, with its paths."""

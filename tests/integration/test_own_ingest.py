@@ -110,7 +110,9 @@ def _dataset(tmp_path: Path, label: str, path: Path, **entry) -> dict:
             "ilp": out / f"{dataset.name}.ilp"}  # fmt: skip
 
 
-def _load_and_validate(qdb, data: dict, variant_name: str, tmp_path: Path) -> dict:
+def _load_and_validate(
+    qdb, data: dict, variant_name: str, tmp_path: Path, settings: Settings | None = None
+) -> dict:
     """One variant through the ingest job's measuring code on the session's server, then the
     validate rule's check; the validation document."""
     variant = parse_variant_name(variant_name)
@@ -119,11 +121,16 @@ def _load_and_validate(qdb, data: dict, variant_name: str, tmp_path: Path) -> di
                         manifest=data["manifest"], run=work / "run.json",
                         actual=work / "actual.json", export=work / "export")  # fmt: skip
     manifest = load_json(data["manifest"], "manifest")
-    doc = _measure(qdb, _settings(), variant, files, manifest)
+    doc = _measure(qdb, settings or _settings(), variant, files, manifest)
     (work / "run.json").write_text(json.dumps(doc))
-    return validate_files(run=files.run, actual=files.actual, export=files.export,
-                          expected=data["expected"], parquet=data["path"],
-                          output=work / "validation.json")  # fmt: skip
+    return _validate(data, work)
+
+
+def _validate(data: dict, work: Path) -> dict:
+    return validate_files(run=work / "run.json", actual=work / "actual.json",
+                          export=work / "export", expected=data["expected"],
+                          parquet=data["path"], output=work / "validation.json",
+                          validation={"on_failure": "report"})  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -304,3 +311,52 @@ def test_the_ilp_text_carries_no_decimal(tmp_path):
     files = IngestFiles(data["ilp"], data["manifest"], tmp_path / "run.json", None, None)
     record = ingest_job(_settings(), parse_variant_name("none-ilp_file-ilp-tcp-w2"), files)
     assert "carries no decimal" in record.extra["unsupported"]
+
+
+def _shuffled(n: int, seed: int) -> pa.Table:
+    """Rows whose file order is not their time order, so only the file's first rows match."""
+    order = np.random.default_rng(seed).permutation(n)
+    return pa.table({"ts": TS.take(pa.array(order % N)),
+                     "sym": pa.array([f"s{i % 7}" for i in order]).dictionary_encode(),
+                     "qty": _ints(pa.int64(), 0, 10**6).take(pa.array(order % N)),
+                     "note": pa.array([f"n{i}" for i in order])})  # fmt: skip
+
+
+def _capped_source(tmp_path: Path, shape: str) -> tuple[Path, dict]:
+    if shape == "directory":
+        root = tmp_path / "capped"
+        for i, venue in enumerate(("XLON", "XPAR", "XAMS")):
+            (root / f"venue={venue}").mkdir(parents=True)
+            pq.write_table(_shuffled(N, i), root / f"venue={venue}" / "part.parquet",
+                           row_group_size=128)  # fmt: skip
+        return root, {}
+    path = tmp_path / f"capped.{shape}"
+    table = _shuffled(2 * N, 9)
+    if shape == "csv":
+        import pyarrow.csv as pacsv
+
+        pacsv.write_csv(table, path)
+        return path, {"symbols": ["sym"]}
+    pq.write_table(table, path, row_group_size=128)
+    return path, {}
+
+
+@pytest.mark.parametrize("shape", ["parquet", "csv", "directory"])
+def test_a_capped_row_loop_loads_and_validates_the_files_first_rows(questdb, tmp_path, shape):
+    """Past `rows_cap` a row loop loads the file's first rows in file order, as on TSBS data,
+    and the validation checks exactly that prefix; a prefix of other rows fails it."""
+    path, entry = _capped_source(tmp_path, shape)
+    data = _dataset(tmp_path, f"capped_{shape}", path, timestamp="ts", **entry)
+    method = f"pandas-rows-{'csv' if shape == 'csv' else 'parquet'}-http"
+    cap = N + 37  # across a row group, and (directory) into its second file
+    result = _load_and_validate(questdb, data, method, tmp_path, _settings(rows_cap=cap))
+    assert result["passed"], [c for c in result["checks"] if not c["passed"]][:3]
+    assert result["source_rows"] == f"first {cap} in file order"
+    run = tmp_path / method / "run.json"
+    doc = json.loads(run.read_text())
+    assert doc["rows"] == cap
+    doc["rows"] = cap + 1  # the validation of another prefix than the one loaded
+    run.write_text(json.dumps(doc))
+    result = _validate(data, tmp_path / method)
+    assert not result["passed"]
+    assert {"row_count", "row_level"} <= set(result["failed_checks"])

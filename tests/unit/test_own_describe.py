@@ -147,14 +147,14 @@ def test_which_methods_apply_to_an_own_table(tmp_path):
     manifest = own_manifest(OwnDataset("tr", tmp_path / "trades.parquet"), tmp_path / "h.json")
     spec = OwnTableSpec.from_dict(manifest["table"])
 
-    def reason(name, cap=None):
-        return unsupported_reason(parse_variant_name(name), spec, manifest, cap)
+    def reason(name):
+        return unsupported_reason(parse_variant_name(name), spec, manifest)
 
     assert reason("pandas-dataframe-parquet-http") is None
     assert reason("none-server_parquet-parquet-http") is None
     assert reason("none-ilp_file-ilp-tcp-w2") is None
     assert "column 'trader' is VARCHAR" in reason("polars-vectorized-parquet-tcp-w2")
-    assert "more than rows_cap (100)" in reason("pandas-rows-parquet-http", cap=100)
+    assert reason("pandas-rows-parquet-http") is None  # any size: rows_cap caps it
     assert "reads csv" in reason("pandas-dataframe-csv-http")
 
 

@@ -77,7 +77,9 @@ def job_parts(
     if manifest.get("own"):  # the user's one table (ingestbench.own)
         from ingestbench.own.job import own_parts
 
-        return own_parts(variant, manifest, data)
+        return own_parts(
+            variant, manifest, data, rows_to_ingest(variant, manifest["rows"], rows_cap)
+        )
     use_case = manifest["params"].get("use_case", "cpu")
     if use_case == "cpu":
         return ()
@@ -102,7 +104,7 @@ def ingest_job(
     `recorded_settings` (ingestbench.rule_inputs.ingest_settings) go into the run file: what
     it ran under, which the summary checks against the config."""
     manifest = load_json(files.manifest, "dataset manifest")
-    if manifest.get("own") and (reason := _own_unsupported(settings, variant, manifest)):
+    if manifest.get("own") and (reason := _own_unsupported(variant, manifest)):
         log.info("%s cannot load this table: %s", variant.name, reason)
         from ingestbench.own.job import write_unsupported
 
@@ -134,11 +136,11 @@ def ingest_job(
     return write_run(files.run, doc)  # last: a run file exists only for a finished job
 
 
-def _own_unsupported(settings: Settings, variant: Variant, manifest: dict[str, Any]) -> str | None:
+def _own_unsupported(variant: Variant, manifest: dict[str, Any]) -> str | None:
     from ingestbench.own.job import own_spec
     from ingestbench.own.methods import unsupported_reason
 
-    return unsupported_reason(variant, own_spec(manifest), manifest, settings.rows_cap)
+    return unsupported_reason(variant, own_spec(manifest), manifest)
 
 
 def _own_refusal(manifest: dict[str, Any], exc: Exception) -> str | None:

@@ -30,14 +30,14 @@ def own_spec(manifest: dict[str, Any]) -> OwnTableSpec:
     return OwnTableSpec.from_dict(manifest["table"])
 
 
-def own_parts(variant: Variant, manifest: dict[str, Any], data: Path) -> tuple:
+def own_parts(variant: Variant, manifest: dict[str, Any], data: Path, rows: int) -> tuple:
     """The job's one table: read from the user's file where it is (the ILP text is the
-    dataset's own file), every row of it."""
+    dataset's own file), its first `rows` rows in file order (all but for a capped row loop)."""
     from ingestbench.ingest.methods import TablePart
 
     spec = own_spec(manifest)
     path = Path(data) if variant.format == "ilp" else Path(spec.source.path)
-    return (TablePart(spec, path, int(manifest["rows"])),)
+    return (TablePart(spec, path, int(rows)),)
 
 
 def write_unsupported(

@@ -12,7 +12,7 @@ from typing import Any
 
 from ingestbench.own.kinds import NUMERIC_KINDS, decimal_kinds, questdb_type
 from ingestbench.own.spec import OwnTableSpec
-from ingestbench.variants import ROW_LOOP_METHODS, SERVER_METHODS, Variant
+from ingestbench.variants import SERVER_METHODS, Variant
 
 #: strptime directives -> QuestDB's timestamp pattern letters (its CSV import's `pattern`).
 _PATTERN = {"%Y": "yyyy", "%m": "MM", "%d": "dd", "%H": "HH", "%M": "mm", "%S": "ss",
@@ -39,9 +39,10 @@ def questdb_pattern(strptime: str) -> str | None:
 
 
 def unsupported_reason(
-    variant: Variant, spec: OwnTableSpec, manifest: dict[str, Any], rows_cap: int | None
+    variant: Variant, spec: OwnTableSpec, manifest: dict[str, Any]
 ) -> str | None:
-    """Why `variant` cannot load this table (one clause), or None when it applies."""
+    """Why `variant` cannot load this table (one clause), or None when it applies. A row loop
+    applies to any size: `rows_cap` caps it to the file's first rows, as on TSBS data."""
     src, method = spec.source, variant.method
     if variant.format not in ("ilp", src.format):
         return f"the file is {src.format} and this variant reads {variant.format}"
@@ -53,11 +54,6 @@ def unsupported_reason(
         )
     if method == "ilp_file" and decimal_kinds(spec.kinds):
         return "the ILP text is protocol 1, which carries no decimal (the client paths send 3)"
-    if method in ROW_LOOP_METHODS and rows_cap and manifest["rows"] > rows_cap:
-        return (
-            f"a row loop loads an own file whole, and this one has {manifest['rows']:,} rows, "
-            f"more than rows_cap ({rows_cap:,}); set rows_cap higher (or null) to run it"
-        )
     if method == "vectorized":
         other = [(f, k) for f, k in zip(spec.fields, spec.kinds, strict=True)
                  if k not in NUMERIC_KINDS]  # fmt: skip

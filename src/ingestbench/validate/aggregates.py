@@ -89,7 +89,7 @@ def expected_aggregates(
     tags, fields, ts = spec.tags, numeric_fields(spec), spec.timestamp
     con = duck(**(limits or {}))
     try:
-        src = own_relation(spec) if is_own_spec(spec) else source_relation(parquet, limit)
+        src = own_relation(spec, limit) if is_own_spec(spec) else source_relation(parquet, limit)
         con.execute(f"CREATE TEMP VIEW src AS SELECT * FROM {src}")
         types = {name: str(t) for name, t, *_ in con.execute("DESCRIBE src").fetchall()}
     except duckdb.Error as exc:

@@ -87,7 +87,8 @@ def row_level_comparison(
     spec = spec or cpu_spec()
     con = duck(**(limits or {}))
     try:
-        source = own_relation(spec) if is_own_spec(spec) else source_relation(source_parquet, limit)
+        source = (own_relation(spec, limit) if is_own_spec(spec)
+                  else source_relation(source_parquet, limit))  # fmt: skip
         con.execute(f"CREATE TEMP VIEW src_raw AS SELECT * FROM {source}")
         src_types = {n: str(t) for n, t, *_ in con.execute("DESCRIBE src_raw").fetchall()}
         try:

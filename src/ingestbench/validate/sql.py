@@ -136,21 +136,29 @@ def _duck_type(arrow: str) -> str:
     return known.get(arrow, "VARCHAR")
 
 
-def own_relation(spec: Any) -> str:
+def own_relation(spec: Any, limit: int | None = None) -> str:
     """DuckDB SQL reading an own dataset's file as its source (ingestbench.own.spec): a Parquet
     file, a directory of them (hive partitions as plain strings, cast later by kind), or a CSV
-    read with the dataset's options and the column types the clients read."""
+    read with the dataset's options and the column types the clients read; or its first `limit`
+    rows in file order, the rows a capped row loop reads (ingestbench.own.read)."""
     src = spec.source
     if src.directory:
         glob = sql_str(Path(src.path) / "**" / "*.parquet")
         hive = "true" if src.hive else "false"
-        files = f"read_parquet({glob}, hive_partitioning = {hive}, hive_types_autocast = false)"
+        # The clients read the files in the order of their paths (pyarrow sorts them), each
+        # from its first row: a prefix is taken in that order.
+        where = ", filename = true, file_row_number = true" if limit is not None else ""
+        files = (f"read_parquet({glob}, hive_partitioning = {hive}, "
+                 f"hive_types_autocast = false{where})")  # fmt: skip
+        if limit is not None:
+            files = (f"(SELECT * EXCLUDE (filename, file_row_number) FROM {files} "
+                     f"ORDER BY filename, file_row_number LIMIT {int(limit)})")  # fmt: skip
         # A partition key reads as text here, and as pyarrow typed it in the clients.
         casts = [f"CAST({ident(n)} AS {_duck_type(t)}) AS {ident(n)}" for n, t in src.types
                  if _duck_type(t) in ("BIGINT", "INTEGER", "DOUBLE", "BOOLEAN")]  # fmt: skip
         return f"(SELECT * REPLACE ({', '.join(casts)}) FROM {files})" if casts else files
     if src.format == "parquet":
-        return f"read_parquet({sql_str(src.path)})"
+        return source_relation(Path(src.path), limit)
     csv = src.csv
     types = ", ".join(f"{sql_str(n)}: {sql_str(_duck_type(t))}" for n, t in src.types)
     options = [
@@ -161,7 +169,11 @@ def own_relation(spec: Any) -> str:
     ]
     if csv.timestamp_format:
         options.append(f"timestampformat = {sql_str(csv.timestamp_format)}")
-    return f"read_csv({sql_str(src.path)}, {', '.join(options)})"
+    if limit is None:
+        return f"read_csv({sql_str(src.path)}, {', '.join(options)})"
+    # One reading thread: its rows come in file order, and LIMIT keeps the first of them.
+    rows = f"read_csv({sql_str(src.path)}, {', '.join([*options, 'parallel = false'])})"
+    return f"(SELECT * FROM {rows} LIMIT {int(limit)})"
 
 
 def unreadable(path: Path, exc: Exception) -> UserError:

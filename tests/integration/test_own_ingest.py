@@ -360,3 +360,44 @@ def test_a_capped_row_loop_loads_and_validates_the_files_first_rows(questdb, tmp
     result = _validate(data, tmp_path / method)
     assert not result["passed"]
     assert {"row_count", "row_level"} <= set(result["failed_checks"])
+
+
+@pytest.mark.parametrize(
+    ("change", "check"),
+    [("UPDATE {t} SET note = null WHERE n = 3", "count:note"),
+     ("UPDATE {t} SET city = 'Zürich' WHERE city = '日本'", "distinct:city"),
+     ("UPDATE {t} SET n = n + 1 WHERE n = 3", "sum:n"),
+     ("UPDATE {t} SET day = to_date('1980-01-01', 'yyyy-MM-dd') WHERE n = 0", "min:day"),
+     ("UPDATE {t} SET ok = true WHERE n = 1", "true:ok"),
+     ("UPDATE {t} SET amount = null WHERE n = 0", "count:amount")],
+)  # fmt: skip
+def test_every_repeat_of_an_own_table_is_checked(questdb, tmp_path, monkeypatch, change, check):
+    """A repeat whose table differs from the file in one column (its row count kept) fails the
+    job there, naming that column's check."""
+    from ingestbench.ingest import runner
+    from ingestbench.validate.repeat_checks import RepeatCheckFailed
+
+    path = tmp_path / "kinds.parquet"
+    columns = {**FAMILIES["strings"](), **FAMILIES["dates"](), **FAMILIES["decimals"](),
+               "ok": FAMILIES["booleans"]()["ok"]}  # fmt: skip
+    pq.write_table(pa.table({"ts": TS, **columns}), path)
+    label = "changed_" + check.replace(":", "_")
+    data = _dataset(tmp_path, label, path, timestamp="ts")
+    visible, calls = runner.wait_visible, []
+
+    def visible_then_changed(qdb, name, rows, *args):
+        count = visible(qdb, name, rows, *args)
+        calls.append(name)
+        if len(calls) == 2:  # the second repeat: one column changed on the server
+            qdb.sql(change.format(t=name))
+            visible(qdb, name, rows, *args)
+        return count
+
+    monkeypatch.setattr(runner, "wait_visible", visible_then_changed)
+    variant = "pandas-dataframe-parquet-http"
+    with pytest.raises(RepeatCheckFailed) as caught:
+        _load_and_validate(questdb, data, variant, tmp_path, _settings(repeats=3))
+    assert f"{variant} repeat 1: table {label} differs from its source in {check} (" in str(
+        caught.value
+    ), str(caught.value)
+    assert len(calls) == 2  # the third repeat never ran

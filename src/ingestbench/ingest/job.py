@@ -220,10 +220,10 @@ def source_checks_of(job: Any, files: IngestFiles, dataset: dict[str, Any]) -> d
     ingests (a capped row loop ingests the first rows in file order)."""
     from ingestbench.validate.repeat_checks import source_checks
 
-    if dataset.get("own"):  # a user's columns (strings, decimals, dates) are not TSBS's fields
-        log.info("%s is your own table: its repeats are checked by their row count, the last "
-                 "one row for row", dataset["name"])  # fmt: skip
-        return {}
+    if dataset.get("own"):  # a user's columns, over the file where it is
+        from ingestbench.own.job import own_source_checks
+
+        return own_source_checks(job, dataset)
     parquet = Path(files.manifest).with_name(f"{dataset['name']}.parquet")
     source = parquet if parquet.exists() else Path(files.data)
     if source.suffix not in (".parquet", ".csv"):

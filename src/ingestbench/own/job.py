@@ -40,6 +40,15 @@ def own_parts(variant: Variant, manifest: dict[str, Any], data: Path, rows: int)
     return (TablePart(spec, path, int(rows)),)
 
 
+def own_source_checks(job: Any, dataset: dict[str, Any]) -> dict[str, Any]:
+    """What every repeat's table is checked against (validate.own_checks): the file's checks,
+    or its first rows' when a capped row loop loads only those."""
+    from ingestbench.validate.own_checks import own_source_checks as checks
+
+    return {p.spec.table: checks(p.spec, None if p.rows == dataset["rows"] else p.rows)
+            for p in job.tables}  # fmt: skip
+
+
 def write_unsupported(
     files: Any, variant: Variant, manifest: dict[str, Any], reason: str
 ) -> RunFile:

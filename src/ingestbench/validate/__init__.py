@@ -7,7 +7,8 @@ Three steps, used by three jobs, each in its own module:
   SQL over QuestDB): row count, rows per host, first and last timestamp, per field sum/min/max,
   distinct values per tag.
 - `repeat_checks`: every repeat's table against its source, cheaply (counts per first tag, sums,
-  minima and maxima), by one SQL query after each repeat (the ingest job).
+  minima and maxima), by one SQL query after each repeat (the ingest job); `own_checks` holds
+  those of an own table (per column as its kind allows).
 - `export`: `export_table`, the whole table as Parquet through `/exp` (the ingest job).
 - `runs` and `rows` (rule `validate`): `validate_run` compares the two aggregate sets check by
   check and the source rows with the export row by row (DuckDB `EXCEPT ALL` both ways, over row
@@ -16,7 +17,7 @@ Three steps, used by three jobs, each in its own module:
 `sql` holds what they share: DuckDB connections, quoting, and timestamps as epoch microseconds in
 UTC (ISO strings with microsecond precision when shown, QuestDB's own format).
 
-May import: errors, files, tsbs, server, results.records, own.spec (a user's table).
+May import: errors, files, tsbs, server, results.records, own.spec and own.kinds (a user's table).
 """
 
 from ingestbench.validate.aggregates import (

@@ -9,6 +9,9 @@ last repeat keeps the row-for-row check of the workflow's validation (validate.r
 
 The timestamp's sum is taken of microseconds since the source's first timestamp, so it fits a
 LONG per group however long the dataset.
+
+An own table (a user's file: ingestbench.own) has its own checks, per column as its kind allows
+(validate.own_checks); they are compared here the same way.
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ from typing import Any
 import duckdb
 
 from ingestbench.errors import UserError
+from ingestbench.own.spec import is_own_spec
 from ingestbench.server.process import QuestDB
 from ingestbench.tsbs.columns import TableSpec
+from ingestbench.validate.own_checks import own_differences, own_questdb_checks
 from ingestbench.validate.sql import (
     check_name,
     duck,
@@ -129,6 +134,11 @@ def _same(expected: Any, actual: Any, exact: bool, rel_tolerance: float) -> bool
     return math.isclose(float(expected), float(actual), rel_tol=rel_tolerance, abs_tol=0.0)
 
 
+def _tolerant(rel_tolerance: float):
+    """`_same` at this tolerance: (expected, actual, exact) -> bool."""
+    return lambda e, a, exact: _same(e, a, exact, rel_tolerance)
+
+
 def differences(
     expected: dict[str, Any], actual: dict[str, Any], rel_tolerance: float
 ) -> list[str]:
@@ -163,8 +173,12 @@ def check_repeat(
 ) -> None:
     """Raise RepeatCheckFailed naming the first table whose checks differ from its source."""
     for table, spec in parts:
-        found = questdb_checks(qdb, table, spec, expected[table])
-        differ = differences(expected[table], found, rel_tolerance)
+        if is_own_spec(spec):  # a user's columns: validate.own_checks
+            found = own_questdb_checks(qdb, table, spec, expected[table])
+            differ = own_differences(expected[table], found, spec, _tolerant(rel_tolerance))
+        else:
+            found = questdb_checks(qdb, table, spec, expected[table])
+            differ = differences(expected[table], found, rel_tolerance)
         if differ:
             others = f" (and {len(differ) - 1} other checks)" if len(differ) > 1 else ""
             raise RepeatCheckFailed(

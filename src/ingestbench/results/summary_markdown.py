@@ -1,0 +1,174 @@
+"""summary.md: the machine in one sentence, then per dataset its fastest variants, the wire
+ceiling, and what a reader must know (capped row loops, mixed machines, contention, failures,
+methods that cannot load the data)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from ingestbench.results.ceiling import wire_ceilings
+from ingestbench.results.summary_rows import MIB
+from ingestbench.variants import ROW_LOOP_METHODS
+
+
+def dataset_heading(dataset: str, first: pd.Series) -> str:
+    """`name: N rows`; for own data also its label, columns and bytes."""
+    heading = f"{dataset}: {int(first['dataset_rows']):,} rows"
+    label = first.get("dataset_label")
+    if isinstance(label, str) and label:
+        heading += (f", {int(first['dataset_columns'])} columns, "
+                    f"{first['dataset_bytes'] / MIB:,.1f} MiB (your data, `{label}`)")  # fmt: skip
+    return heading
+
+
+def machine_line(env: dict[str, Any] | None) -> str:
+    """One sentence describing the machine and software from environment.json."""
+    if not env:
+        return "Machine: not recorded."
+    m = env.get("machine", {})
+    ram = m.get("ram_bytes")
+    parts = [
+        f"{m.get('cores_logical')} cores ({m.get('cores_available')} available to the workflow)",
+        m.get("cpu_model") or "unknown CPU",
+        f"{ram / 2**30:.1f} GiB RAM" if ram else None,
+        m.get("os"),
+    ]
+    soft = [
+        f"Python {env.get('python', {}).get('version')}",
+        f"QuestDB {env.get('questdb', {}).get('version')}",
+        f"Java {env.get('java', {}).get('version')}",
+    ]
+    wf = env.get("workflow", {})
+    commit = wf.get("git_commit")
+    soft.append(f"commit {commit[:10]}" if commit else "no git commit")
+    soft.append(f"config {wf.get('config_hash')}")
+    return (
+        "Machine: "
+        + ", ".join(p for p in parts if p)
+        + "; "
+        + ", ".join(soft)
+        + f"; recorded {env.get('timestamp_utc')}."
+    )
+
+
+def _fmt_rate(v: float, scale: float = 1.0, digits: int = 0) -> str:
+    return "n/a" if pd.isna(v) else f"{v / scale:,.{digits}f}"
+
+
+def to_markdown(
+    df: pd.DataFrame,
+    env: dict[str, Any] | None = None,
+    top: int = 20,
+    unsupported: list[dict[str, str]] | None = None,
+) -> str:
+    """A readable table per dataset: the `top` variants by median end-to-end rows/s."""
+    lines = ["# Ingestion benchmark summary", "", machine_line(env), ""]
+    lines.append(
+        f"{_warmth_sentence(df)} Ranges are min–max. "
+        "End to end = read + convert + send + visible (streamed variants: the wall time, their "
+        "phases overlap). MiB are ILP bytes. Speedup is against "
+        "the `rows` loop (itertuples) of the same library and format, × iterrows against the "
+        "`iterrows` loop (QuestDB's published baseline). Client MiB: peak RSS of the client's "
+        "processes, the server apart. Every column is in `summary.csv`."
+    )
+    for dataset, group in df.groupby("dataset", sort=False):
+        group = group.sort_values("rows_per_s_median", ascending=False)
+        first = group.iloc[0]
+        lines += ["", f"## {dataset_heading(dataset, first)}", ""]
+        lines.append(
+            "| # | variant | rows/s (min–max) | MiB/s | end to end s | cold s | "
+            "speedup | × iterrows | client MiB | validated |"
+        )
+        lines.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|:---:|")
+        for i, (_, r) in enumerate(group.head(top).iterrows(), start=1):
+            rate = (
+                f"{_fmt_rate(r['rows_per_s_median'])} "
+                f"({_fmt_rate(r['rows_per_s_min'])}–{_fmt_rate(r['rows_per_s_max'])})"
+            )
+            speedup, vs_iterrows = (
+                "–" if pd.isna(r[col]) else f"{r[col]:.1f}×"
+                for col in ("speedup_vs_rows", "speedup_iterrows")
+            )
+            cold = "–" if pd.isna(r["cold_end_to_end_s"]) else f"{r['cold_end_to_end_s']:.2f}"
+            validated = {True: "yes", False: "**FAILED**"}.get(r["validated"], "not checked")
+            name = f"`{r['variant']}`" + (" (contended)" if r.get("contended") in (True,) else "")
+            lines.append(
+                f"| {i} | {name} | {rate} | {_fmt_rate(r['mib_per_s_median'], 1, 1)} | "
+                f"{r['end_to_end_s_median']:.2f} | {cold} | {speedup} | {vs_iterrows} | "
+                f"{_fmt_rate(r.get('client_rss_bytes_max', math.nan), MIB)} | {validated} |"
+            )
+        if len(group) > top:
+            lines.append("")
+            lines.append(f"{len(group) - top} more variants in `summary.csv`.")
+        ceiling = wire_ceilings(group).get(dataset)
+        if ceiling:
+            lines += ["", f"Wire ceiling (`{ceiling[1]}`, the ILP file sent as it is): "
+                      f"{_fmt_rate(ceiling[0])} rows/s; `ceiling_fraction` in `summary.csv` "
+                      "is each variant's share of it."]  # fmt: skip
+        loops = group["method"].isin(ROW_LOOP_METHODS)
+        capped = group[loops & (group["rows"] < group["dataset_rows"])]
+        if not capped.empty:
+            lines.append("")
+            lines.append(
+                f"The row loops ({', '.join(f'`{m}`' for m in ROW_LOOP_METHODS)}) ingest the first "
+                f"{int(capped['rows'].iloc[0]):,} rows only (`rows_cap`); compare their rates, "
+                "not their times."
+            )
+    if "mixed_machines" in df and df["mixed_machines"].fillna(False).astype(bool).any():
+        mixed = df[df["mixed_machines"].fillna(False).astype(bool)]
+        lines += [
+            "",
+            "**Mixed machines:** the runs of "
+            + ", ".join(f"`{d}`" for d in mixed["dataset"].unique())
+            + " ran on more than one kind of machine (CPU model or core count; see the `hosts` "
+            "column and each run file's `host`), so their rates are not comparable with each "
+            "other. Pin the ingestion jobs to one node type to compare them.",
+        ]
+    if "contended" in df and df["contended"].fillna(False).astype(bool).any():
+        busy = df[df["contended"].fillna(False).astype(bool)]
+        lines += [
+            "",
+            "**Contended:** "
+            + ", ".join(f"`{d}/{v}`" for d, v in zip(busy["dataset"], busy["variant"], strict=True))
+            + " shared the machine with another QuestDB or another job of this workflow during "
+            "their repeats (each run file's `contention` says which, and the machine's load), so "
+            "their rates are lower than the machine gives; rerun them alone to compare them.",
+        ]
+    failed = df[df["validated"] == False]  # noqa: E712 (nullable boolean)
+    if not failed.empty:
+        lines += [
+            "",
+            "**Failed validation:** "
+            + ", ".join(
+                f"`{d}/{v}`" for d, v in zip(failed["dataset"], failed["variant"], strict=True)
+            )
+            + ".",
+        ]
+    if unsupported:
+        lines += ["", "**Unsupported on this data** (the method cannot load the table; nothing "
+                  "was measured):", ""]  # fmt: skip
+        lines += [f"- `{u['dataset']}/{u['variant']}`: {u['reason']}" for u in unsupported]
+    return "\n".join(lines) + "\n"
+
+
+def _warmth_sentence(df: pd.DataFrame) -> str:
+    """Whether the medians describe a warm server (after a warm-up) or include a cold repeat."""
+    warmed = df["warmup_rows"].fillna(0) > 0
+    if warmed.all():
+        rows = ", ".join(f"{n:,}" for n in sorted(set(df["warmup_rows"])))
+        return (
+            f"Every job first warmed its fresh server up with {rows} rows (untimed, `warmup_s`); "
+            "medians are over the timed repeats, all warm."
+        )
+    if not warmed.any():
+        return (
+            "No warm-up: medians are over all repeats, the first (cold) one included "
+            "(cold s = its end to end)."
+        )
+    return (
+        "Some jobs warmed their server up first and some did not (`warmup_rows`): medians "
+        "include a cold first repeat where cold s is given."
+    )

@@ -329,3 +329,37 @@ def test_the_summary_refuses_a_run_file_of_other_settings(tmp_path):
     with pytest.raises(SummaryError, match=r"questdb\.worker_idle \('park' in the run file, "
                                            r"'spin' in the config\)"):  # fmt: skip
         summarize([run], [], {str(run): other})
+
+
+def _unsupported_run(root: Path, variant: str, reason: str) -> Path:
+    """A run file as the ingest job writes it for a method that cannot load an own table."""
+    from ingestbench.ingest.job import IngestFiles
+    from ingestbench.own.job import write_unsupported
+    from ingestbench.variants import parse_variant_name
+
+    manifest = {"name": "own-mine", "rows": 500, "label": "mine", "columns": 4, "bytes": 9_000,
+                "sha256": "0" * 64, "table": {"table": "mine"}}  # fmt: skip
+    run = root / "runs" / "own-mine" / f"{variant}.json"
+    write_unsupported(IngestFiles(Path("x"), Path("m"), run), parse_variant_name(variant),
+                      manifest, reason)  # fmt: skip
+    return run
+
+
+def test_an_unsupported_variant_is_a_row_with_its_reason(tmp_path):
+    shutil.copytree(FIXTURE, tmp_path / "r")
+    _unsupported_run(tmp_path / "r", "polars-vectorized-parquet-tcp-w2", "numbers only")
+    csv, md = tmp_path / "summary.csv", tmp_path / "summary.md"
+    df = write_summary(run_paths(tmp_path / "r"), validation_paths(tmp_path / "r"), None, csv, md)
+    own = df[df["dataset"] == "own-mine"]
+    assert len(own) == 1 and own.iloc[0]["variant"] == "polars-vectorized-parquet-tcp-w2"
+    last = own.iloc[0]
+    assert (last["status"], last["reason"], last["dataset_label"]) == (
+        "unsupported", "numbers only", "mine")  # fmt: skip
+    assert pd.isna(last["rows_per_s_median"]) and pd.isna(last["validated"])
+    assert set(df.drop(own.index)["status"]) == {"measured"}
+    full = read_summary(csv, unsupported=True)
+    assert full["status"].tolist() == df["status"].tolist()
+    assert "own-mine" not in set(read_summary(csv)["dataset"])  # what the charts read
+    text = md.read_text()
+    assert "- `own-mine/polars-vectorized-parquet-tcp-w2`: numbers only" in text
+    assert "## own-mine" not in text  # nothing measured: no table of its own

@@ -16,14 +16,18 @@ import pandas as pd
 
 from ingestbench.files import load_json, write_text_atomic
 from ingestbench.results.ceiling import add_ceiling_fraction
-from ingestbench.results.records import read_run
+from ingestbench.results.records import RunFile, SummaryRow, read_run
 from ingestbench.results.summary_markdown import to_markdown
 from ingestbench.results.summary_rows import (
+    MEASURED,
+    STATUS,
+    UNSUPPORTED,
     SummaryError,
     _speedups,
     add_speedups,
     host_columns,
     load_validations,
+    measured,
     run_row,
     warmup_columns,
 )
@@ -39,13 +43,15 @@ def summarize(
     validation_paths: Iterable[Path] = (),
     expected_settings: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> pd.DataFrame:
-    """The summary table: one row per dataset and variant, sorted by dataset and rows/s.
+    """The summary table: one row per dataset and variant, sorted by dataset and rows/s; a
+    variant whose method cannot load its data last, with `status` unsupported and the reason.
 
     With `expected_settings` (run file path -> the settings the config gives it), a run file
     that ran under other settings is refused."""
     run_paths = list(run_paths)
     read = [(p, read_run(p)) for p in run_paths]
-    # A run of a method that cannot load the table measured nothing: it is listed apart.
+    # A run of a method that cannot load the table measured nothing: a row of its own, below.
+    unsupported = [r for _, r in read if r.extra.get("unsupported")]
     read = [(p, r) for p, r in read if not r.extra.get("unsupported")]
     records = [r for _, r in read]
     if expected_settings is not None:  # keyed by path as the rule wrote it (./results/… too)
@@ -71,6 +77,11 @@ def summarize(
         for key in OWN_DATASET_KEYS:
             df[f"dataset_{key}"] = [r.dataset.extra.get(key) for r in records]
     df["hosts"], df["mixed_machines"] = host_columns([r.to_dict() for r in records])
+    if unsupported:  # the columns only then: a summary without such runs stays as it was
+        df[STATUS] = MEASURED
+        df["reason"] = None
+        df = pd.concat([df, pd.DataFrame([unsupported_row(r) for r in unsupported])],
+                       ignore_index=True)  # fmt: skip
     for col in (
         "dataset_rows",
         "scale",
@@ -96,20 +107,20 @@ def summarize(
 OWN_DATASET_KEYS = ("label", "columns", "bytes")
 
 
-def unsupported_runs(run_paths: Iterable[Path]) -> list[dict[str, str]]:
-    """{dataset, variant, reason} of every run whose method cannot load its table."""
-    out = []
-    for path in run_paths:
-        record = read_run(path)
-        if record.extra.get("unsupported"):
-            out.append({"dataset": record.dataset.name, "variant": record.variant.name,
-                        "reason": record.extra["unsupported"]})  # fmt: skip
-    return out
+def unsupported_row(record: RunFile) -> dict[str, Any]:
+    """The summary row of a run whose method cannot load its table: which run it is, its
+    dataset, and the reason; no figures (nothing was measured)."""
+    row = SummaryRow.from_run(record).to_dict()
+    row |= {f"dataset_{key}": record.dataset.extra.get(key) for key in OWN_DATASET_KEYS}
+    return row | {"contended": False, STATUS: UNSUPPORTED, "reason": record.extra["unsupported"]}
 
 
-def read_summary(path: Path) -> pd.DataFrame:
-    """summary.csv as written by write_summary (booleans and integers restored)."""
+def read_summary(path: Path, unsupported: bool = False) -> pd.DataFrame:
+    """summary.csv as written by write_summary (booleans and integers restored); the runs that
+    measured something, and with `unsupported` also those whose method cannot load the data."""
     df = pd.read_csv(path)
+    if not unsupported:
+        df = measured(df).reset_index(drop=True)
     if "contended" in df:
         df["contended"] = df["contended"].map({True: True, "True": True}).fillna(False).astype(bool)
     if "validated" in df:
@@ -133,6 +144,6 @@ def write_summary(
     df = summarize(run_paths, validation_paths, expected_settings)
     env = load_json(environment_path, "environment file") if environment_path else None
     write_text_atomic(csv_path, df.to_csv(index=False))
-    write_text_atomic(md_path, to_markdown(df, env, unsupported=unsupported_runs(run_paths)))
+    write_text_atomic(md_path, to_markdown(df, env))
     log.info("summarized %d runs into %s and %s", len(df), csv_path, md_path)
     return df

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from ingestbench.results.ceiling import wire_ceilings
-from ingestbench.results.summary_rows import MIB
+from ingestbench.results.summary_rows import MIB, measured
 from ingestbench.variants import ROW_LOOP_METHODS
 
 
@@ -58,13 +58,10 @@ def _fmt_rate(v: float, scale: float = 1.0, digits: int = 0) -> str:
     return "n/a" if pd.isna(v) else f"{v / scale:,.{digits}f}"
 
 
-def to_markdown(
-    df: pd.DataFrame,
-    env: dict[str, Any] | None = None,
-    top: int = 20,
-    unsupported: list[dict[str, str]] | None = None,
-) -> str:
-    """A readable table per dataset: the `top` variants by median end-to-end rows/s."""
+def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 20) -> str:
+    """A readable table per dataset: the `top` variants by median end-to-end rows/s; then the
+    variants whose method cannot load the data, with the reason (its `status` unsupported)."""
+    df, unsupported = measured(df), df.drop(measured(df).index)
     lines = ["# Ingestion benchmark summary", "", machine_line(env), ""]
     lines.append(
         f"{_warmth_sentence(df)} Ranges are min–max. "
@@ -147,10 +144,12 @@ def to_markdown(
             )
             + ".",
         ]
-    if unsupported:
+    if not unsupported.empty:
         lines += ["", "**Unsupported on this data** (the method cannot load the table; nothing "
                   "was measured):", ""]  # fmt: skip
-        lines += [f"- `{u['dataset']}/{u['variant']}`: {u['reason']}" for u in unsupported]
+        lines += [f"- `{d}/{v}`: {why}" for d, v, why in
+                  zip(unsupported["dataset"], unsupported["variant"], unsupported["reason"],
+                      strict=True)]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 

@@ -42,8 +42,17 @@ MEASURES = ("client_cpu_s", "server_cpu_s", "peak_rss_bytes", "client_rss_bytes"
             "server_rss_bytes", "overlap", "table_disk_bytes")  # fmt: skip
 
 
+#: A summary with unsupported runs says of each row whether it was measured or why not.
+STATUS, MEASURED, UNSUPPORTED = "status", "measured", "unsupported"
+
+
 class SummaryError(UserError):
     pass
+
+
+def measured(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of runs that measured something (all but the unsupported)."""
+    return df[df[STATUS] != UNSUPPORTED] if STATUS in df else df
 
 
 def _num(value: Any) -> float:

@@ -34,6 +34,7 @@ __all__ = [
     "TESTS",
     "TEST_CONFIG",
     "snakemake_command",
+    "with_own_data",
     "tiny_variants",
     "wait_for",
 ]
@@ -71,3 +72,29 @@ def wait_for(
             return value
         time.sleep(poll_s)
     pytest.fail(f"timed out waiting for {what} after {timeout_s:g} s")
+
+
+#: The own dataset `with_own_data` adds: its label, rows, columns and bytes, and a variant that
+#: cannot load it with the reason.
+OWN = {"dataset": "own-mine", "dataset_label": "mine", "dataset_rows": 500, "dataset_columns": 4,
+       "dataset_bytes": 9 * 2**20, "unsupported": "polars-vectorized-parquet-tcp-w2",
+       "reason": "the vectorized encoder writes numbers only"}  # fmt: skip
+
+
+def with_own_data(results: Path) -> Path:
+    """A copy's summary.csv with an own dataset as the summary writes one: a measured variant
+    (the first row's figures) and an unsupported one (its status, its reason, no figures)."""
+    import pandas as pd
+
+    path = Path(results) / "summary.csv"
+    df = pd.read_csv(path)
+    df["status"], df["reason"] = "measured", None
+    ds = {k: OWN[k] for k in ("dataset", "dataset_label", "dataset_rows", "dataset_columns",
+                              "dataset_bytes")}  # fmt: skip
+    measured = df.iloc[[0]].assign(**ds)
+    gone = df.iloc[[0]].assign(**ds, variant=OWN["unsupported"], method="vectorized",
+                               status="unsupported", reason=OWN["reason"])  # fmt: skip
+    figures = [c for c in df.columns if c.endswith(("_median", "_min", "_max", "_1m_rows"))]
+    gone[figures + ["validated", "ceiling_fraction"]] = None
+    pd.concat([df, measured, gone], ignore_index=True).to_csv(path, index=False)
+    return path

@@ -20,7 +20,7 @@ import pytest
 
 from ingestbench.publish.archive import write_document
 from ingestbench.publish.site import write_site
-from tests.helpers import REPO
+from tests.helpers import OWN, REPO, with_own_data
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
@@ -287,6 +287,26 @@ def test_one_run_alone_opens_and_says_why_it_has_no_history(browser, tmp_path):
         assert len(matrix_rows(page)) == len(
             variants(json.loads(next((tmp_path / "archive").glob("*.json")).read_text()))
         )
+        assert overflow(page) == 0 and page.problems == []
+    finally:
+        page.close()
+
+
+def test_own_data_is_named_and_an_unsupported_variant_shows_its_reason(browser, tmp_path):
+    """Own data named like the summary names it (label, rows, columns, bytes); a variant that
+    cannot load it is a row with its reason, never ranked or charted."""
+    shutil.copytree(REPO / "results", tmp_path / "r")
+    with_own_data(tmp_path / "r")
+    out = write_site(tmp_path / "archive", tmp_path / "r", tmp_path / "index.html")
+    page = open_page(browser, out.as_uri() + f"#dataset={OWN['dataset']}")
+    try:
+        option = page.locator(f"#dataset option[value='{OWN['dataset']}']").inner_text()
+        assert option.startswith("mine: your data, 500 rows, 4 columns, 9.0 MiB")
+        cell = page.locator(f"#matrix tr[data-variant='{OWN['unsupported']}'] td.cell")
+        assert cell.locator(".badge").inner_text() == "unsupported"
+        assert cell.locator(".reason").inner_text() == OWN["reason"]
+        assert matrix_rows(page)[-1] == OWN["unsupported"]  # unranked: last
+        assert OWN["unsupported"] not in page.locator("#answer").inner_text()
         assert overflow(page) == 0 and page.problems == []
     finally:
         page.close()

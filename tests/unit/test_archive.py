@@ -20,7 +20,7 @@ from ingestbench.publish.archive import (
 )
 from ingestbench.publish.history import report, series
 from ingestbench.results.summary import read_summary
-from tests.helpers import REPO
+from tests.helpers import OWN, REPO, with_own_data
 
 RESULTS = REPO / "results"
 
@@ -142,3 +142,19 @@ def test_history_needs_two_runs_of_one_machine_and_config(doc):
     other["workflow"]["config_hash"] = "another"
     assert series([doc, other], {}) == []
     assert report([]).startswith("No machine and config has two archived runs yet")
+
+
+def test_own_data_is_named_and_an_unsupported_variant_kept_with_its_reason(tmp_path):
+    shutil.copytree(RESULTS, tmp_path / "r")
+    with_own_data(tmp_path / "r")
+    doc = build_document(tmp_path / "r", "own")  # checked against the schema
+    own = {d["name"]: d for d in doc["datasets"]}[OWN["dataset"]]
+    assert (own["label"], own["rows"], own["columns"], own["bytes"]) == (
+        "mine", 500, 4, 9 * 2**20)  # fmt: skip
+    key = (OWN["dataset"], OWN["unsupported"])
+    gone = next(v for v in doc["variants"] if (v["dataset"], v["variant"]) == key)
+    assert (gone["status"], gone["reason"]) == ("unsupported", OWN["reason"])
+    assert gone["rows_per_s"]["median"] is None and gone["validated"] is None
+    assert all("status" not in v for v in doc["variants"] if v is not gone)
+    with pytest.raises(ArchiveError, match="status"):
+        check({**doc, "variants": [{**gone, "status": "maybe"}]}, "x.json")

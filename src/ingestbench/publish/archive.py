@@ -4,10 +4,11 @@ A document holds what a reader needs to trust and place a result without the che
 from: the machine, every version (QuestDB and its non-default settings, the client libraries,
 Python, Java), the commit, the config and its hash, the date, the datasets, and per variant the
 median/min/max of every phase and rate, CPU per 1M rows, client memory, the table's size on
-disk, whether every row was validated, and the fraction of the wire ceiling. It is built from a
-results folder's summary.csv and environment.json, and checked against schemas/archive.schema.json
-when written and when read, so that a document contributed by pull request is refused in one
-sentence rather than half-read.
+disk, whether every row was validated, and the fraction of the wire ceiling; a variant whose
+method cannot load the dataset (own data) is there with `status` unsupported and the reason. It
+is built from a results folder's summary.csv and environment.json, and checked against
+schemas/archive.schema.json when written and when read, so that a document contributed by pull
+request is refused in one sentence rather than half-read.
 
 File names say machine, date and commit (`<date>_<machine>_<commit>_<label>.json`), so
 contributions from many machines sit side by side without colliding.
@@ -29,6 +30,7 @@ from ingestbench import CHECKOUT
 from ingestbench.errors import UserError
 from ingestbench.files import load_json, write_json_atomic
 from ingestbench.results.records import STATS, TIMES
+from ingestbench.results.summary_rows import STATUS, UNSUPPORTED
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +129,10 @@ def variant_entry(row: dict[str, Any]) -> dict[str, Any]:
         "ceiling_fraction": _number(row.get("ceiling_fraction")),
         # Another QuestDB or job shared the machine during its repeats (ingest.contention).
         "contended": _validated(row.get("contended")) is True,
-    }
+        # The method cannot load the dataset (own data): the reason, and no figures.
+        **({"status": UNSUPPORTED, "reason": str(row.get("reason"))}
+           if row.get(STATUS) == UNSUPPORTED else {}),
+    }  # fmt: skip
 
 
 def dataset_entries(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -183,7 +188,7 @@ def build_document(results: Path, label: str | None = None) -> dict[str, Any]:
                 f"workflow (make run) to the end, then archive its results folder."
             )
     env = load_json(env_path, "environment record", ArchiveError)
-    rows = read_summary(summary_path).to_dict("records")
+    rows = read_summary(summary_path, unsupported=True).to_dict("records")
     if not rows:
         raise ArchiveError(f"{summary_path} has no rows; run the workflow to the end first.")
     workflow = env.get("workflow", {})

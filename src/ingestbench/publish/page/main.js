@@ -3,8 +3,7 @@
 
 function buildControls() {
   const select = document.getElementById("dataset");
-  select.replaceChildren(...datasetsOf(RUNS).map((d) => el("option", { value: d.name },
-    `${d.name} (${fmt(d.rows)} rows, ${d.field_type || "double"}, ${d.runs} run${d.runs > 1 ? "s" : ""})`)));
+  select.replaceChildren(...datasetsOf(RUNS).map((d) => el("option", { value: d.name }, datasetName(d))));
   select.onchange = () => {
     state.dataset = select.value;
     state.runs = state.runs.filter((id) => holds(BY_ID.get(id), state.dataset));

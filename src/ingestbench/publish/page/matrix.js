@@ -4,6 +4,8 @@
 // load a dataframe: it is never the best and its cells stay unshaded.
 
 const isCeiling = (v) => v.method === CEILING;
+// A method that cannot load the dataset (own data): shown with its reason, never ranked.
+const isUnsupported = (v) => v.status === "unsupported";
 const rateOf = (v) => (v && v.rows_per_s.median) || null;
 
 /** The selected runs, the rows of the matrix (variant, its records by run, its best rate) and
@@ -61,6 +63,10 @@ function cellTitle(v) {
 function matrixCell(row, run, m) {
   const v = row.cells.get(run.id);
   if (!v) return el("td", { class: "cell empty", "data-run": run.id }, "–");
+  if (isUnsupported(v)) {
+    return el("td", { class: "cell unsupported", "data-run": run.id, title: `${v.variant} cannot load this data: ${v.reason}` },
+      el("span", { class: "badge unsupported" }, "unsupported"), el("br"), el("span", { class: "reason" }, v.reason));
+  }
   const rate = rateOf(v);
   const times = isCeiling(v) ? null : timesBest(rate, row, run, m);
   const spread = spreadOf(v);
@@ -127,7 +133,7 @@ function renderMatrix(m) {
  * wire ceiling. */
 function renderAnswer(m) {
   const run = m.runs[0];
-  const leading = m.rows.filter((r) => !isCeiling(r) && r.cells.has(run.id))
+  const leading = m.rows.filter((r) => !isCeiling(r) && rateOf(r.cells.get(run.id)))
     .sort((a, b) => rateOf(b.cells.get(run.id)) - rateOf(a.cells.get(run.id))).slice(0, 3);
   const ceiling = m.rows.filter((r) => isCeiling(r) && r.cells.has(run.id))
     .map((r) => r.cells.get(run.id)).sort((a, b) => rateOf(b) - rateOf(a))[0];

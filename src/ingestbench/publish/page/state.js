@@ -53,6 +53,13 @@ function datasetsOf(runs) {
   }
   return [...seen.values()].sort((a, b) => b.runs - a.runs || (b.rows || 0) - (a.rows || 0) || a.name.localeCompare(b.name));
 }
+/** A TSBS dataset by its name, rows and field type; own data by its label, rows, columns and
+ * bytes (the user's file), as the summary names it. */
+function datasetName(d) {
+  const runs = `${d.runs} run${d.runs > 1 ? "s" : ""}`;
+  if (d.label) return `${d.label}: your data, ${fmt(d.rows)} rows, ${fmt(d.columns)} columns, ${fmt(mib(d.bytes), 1)} MiB (${d.name}, ${runs})`;
+  return `${d.name} (${fmt(d.rows)} rows, ${d.field_type || "double"}, ${runs})`;
+}
 const holds = (run, dataset) => run.datasets.some((d) => d.name === dataset);
 const runsOfDataset = () => RUNS.filter((r) => holds(r, state.dataset));
 

@@ -43,6 +43,11 @@ def test_every_variant_is_validated_or_unsupported_with_a_reason(own_run):
     assert outcomes[("own-trades", "none-server_parquet-parquet-http")] is True
     assert outcomes[("own-trades", "polars-dataframe-parquet-http")] is True
     assert outcomes[("own-trades-csv", "pandas-dataframe-csv-http")] is True
+    for dataset in ("own-trades", "own-trades-csv"):  # rows_cap: the file's first rows
+        fmt = "csv" if dataset.endswith("csv") else "parquet"
+        capped = json.loads((own_run / "results" / "own" / "validation" / dataset
+                             / f"polars-rows-{fmt}-http.json").read_text())  # fmt: skip
+        assert capped["passed"] and capped["source_rows"] == "first 5000 in file order"
     assert "'NA'" in outcomes[("own-trades-csv", "none-server_csv-csv-http")]
     assert "'trader' is VARCHAR" in outcomes[("own-trades", "pandas-vectorized-parquet-tcp-w2")]
     assert not any(p.stem.endswith("-csv-http") for p in validations if "trades/" in str(p))
@@ -51,12 +56,20 @@ def test_every_variant_is_validated_or_unsupported_with_a_reason(own_run):
 def test_the_summary_names_the_data_and_lists_the_unsupported(own_run):
     summary = pd.read_csv(own_run / "results" / "own" / "summary.csv")
     assert set(summary["dataset"]) == {"own-trades", "own-trades-csv"}
-    assert summary["validated"].all()
     assert set(summary["dataset_label"]) == {"trades", "trades_csv"}
     assert (summary["dataset_columns"] == 11).all() and (summary["dataset_bytes"] > 0).all()
+    measured = summary[summary["status"] == "measured"]
+    assert measured["validated"].astype(bool).all() and measured["reason"].isna().all()
+    unsupported = summary[summary["status"] == "unsupported"]
+    assert set(unsupported["variant"]) >= {"pandas-vectorized-parquet-tcp-w2",
+                                           "none-server_csv-csv-http"}  # fmt: skip
+    assert unsupported["reason"].str.len().gt(0).all()
+    assert unsupported["rows_per_s_median"].isna().all()
+    assert len(summary) == len(list((own_run / "results" / "own" / "runs").rglob("*.json")))
     text = (own_run / "results" / "own" / "summary.md").read_text()
     assert "## own-trades: 20,000 rows, 11 columns" in text and "`trades`" in text
     assert "**Unsupported on this data**" in text
+    assert "ingest the first 5,000 rows only (`rows_cap`)" in text
     manifest = json.loads((own_run / "results/data/own-trades.manifest.json").read_text())
     run = json.loads((own_run / "results/own/runs/own-trades/polars-dataframe-parquet-http.json")
                      .read_text())  # fmt: skip
@@ -86,6 +99,9 @@ def test_the_archive_and_the_site_name_the_data(own_run):
     doc = json.loads(next((own_run / "archive").glob("*.json")).read_text())
     own = {d["name"]: d for d in doc["datasets"]}["own-trades"]
     assert own["label"] == "trades" and own["columns"] == 11 and own["bytes"] > 0
+    gone = [v for v in doc["variants"] if v.get("status") == "unsupported"]
+    assert {v["variant"] for v in gone} >= {"pandas-vectorized-parquet-tcp-w2"}
+    assert all(v["reason"] for v in gone)
     site = subprocess.run([*cli, "site", "--archive", "archive", "--results", "results/own",
                            "--out", "site/index.html"],
                           capture_output=True, text=True, cwd=own_run)  # fmt: skip

@@ -158,7 +158,8 @@ def phases(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
         )
         ax.set_yticks(y, data["variant"], fontsize=8.5)
         ax.invert_yaxis()
-        ax.set_xlabel("seconds (end to end = read + convert + send + visible)")
+        # End to end is wall time: streamed, the phases overlap and their stack runs past it.
+        ax.set_xlabel("seconds (end to end: wall time; the phases' sum unless streamed)")
         ax.set_title(dataset_title(group), loc="left")
         ser = data["serialize_s_median"].to_numpy(dtype=float)
         ax_ser.barh(

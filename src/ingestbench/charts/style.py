@@ -157,6 +157,28 @@ def hbars(
     ax.tick_params(axis="y", labelsize=8.5)
 
 
+def stacked_hbars(ax, data: pd.DataFrame, column: str, colors: dict[str, Any]) -> np.ndarray:
+    """One bar per variant of `data`, first on top, its parts stacked left to right: each key
+    of `colors` read from `column` (a format string of the key); the bars' totals."""
+    y = np.arange(len(data))
+    left = np.zeros(len(data))
+    for part, color in colors.items():
+        values = data[column.format(part)].fillna(0).to_numpy(dtype=float)
+        ax.barh(y, values, left=left, color=color, label=part, height=0.75)
+        left += values
+    ax.set_yticks(y, data["variant"], fontsize=8.5)
+    ax.invert_yaxis()
+    return left
+
+
+def parts_legend(fig: Figure, ax, what: str, df: pd.DataFrame, env: dict[str, Any] | None) -> None:
+    """The parts of `ax`'s stacked bars as one legend under the figure, and the title."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False, fontsize=8.5)
+    suptitle(fig, what, df, env)
+    fig.tight_layout(rect=(0, 0.035, 1, 1))
+
+
 def library_legend(fig: Figure, libraries) -> None:
     handles = [
         plt.Rectangle((0, 0), 1, 1, color=LIBRARY_COLORS.get(lib, "0.5")) for lib in libraries

@@ -47,7 +47,6 @@ from ingestbench.charts.style import (  # noqa: E402
     PHASE_COLORS,
     SERIALIZE_COLOR,
     WIDTH_IN,
-    bar_height,
     dataset_title,
     hbars,
     human,
@@ -99,9 +98,7 @@ def throughput(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
     if df.empty:
         return no_data(what, "the summary has no runs.", df, env)
     groups = by_dataset(df)
-    fig, axes = stacked_axes(
-        [bar_height(len(g)) for _, g in groups], ncols=2, width_ratios=[1.25, 1]
-    )
+    fig, axes = stacked_axes(groups, ncols=2, width_ratios=[1.25, 1])
     for (_, group), (ax_rows, ax_mib) in zip(groups, axes, strict=True):
         data = group.sort_values("rows_per_s_median", ascending=False)
         data = data.assign(variant=marked_variants(data))
@@ -140,7 +137,7 @@ def phases(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
     if df.empty:
         return no_data(what, "the summary has no runs.", df, env)
     groups = by_dataset(df)
-    fig, axes = stacked_axes([bar_height(len(g)) for _, g in groups], ncols=2, width_ratios=[3, 1])
+    fig, axes = stacked_axes(groups, ncols=2, width_ratios=[3, 1])
     for (_, group), (ax, ax_ser) in zip(groups, axes, strict=True):
         data = group.sort_values("end_to_end_s_median").reset_index(drop=True)
         stacked_hbars(ax, data, "{}_s_median", PHASE_COLORS)
@@ -186,7 +183,7 @@ def speedup(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
             env,
         )
     groups = by_dataset(data)
-    fig, axes = stacked_axes([bar_height(len(g)) for _, g in groups])
+    fig, axes = stacked_axes(groups)
     for (_, group), (ax,) in zip(groups, axes, strict=True):
         group = group.sort_values("speedup_vs_rows", ascending=False)
         hbars(
@@ -348,7 +345,7 @@ def cpu(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
     if data.empty:
         return no_data(what, "no run recorded client and server CPU.", df, env)
     groups = by_dataset(data)
-    fig, axes = stacked_axes([bar_height(len(g)) for _, g in groups])
+    fig, axes = stacked_axes(groups)
     for (_, group), (ax,) in zip(groups, axes, strict=True):
         group = group.sort_values("cpu_total").reset_index(drop=True)
         left = stacked_hbars(ax, group, "{}_cpu_s_per_1m_rows", CPU_COLORS)

@@ -71,8 +71,10 @@ def bar_height(n: int) -> float:
     return 0.32 * n + 0.9
 
 
-def stacked_axes(heights: list[float], ncols: int = 1, width_ratios=None, sharex=False):
-    """A figure with one row of panels per dataset, each as tall as its content needs."""
+def stacked_axes(groups: list[tuple[Any, pd.DataFrame]], ncols: int = 1, width_ratios=None):
+    """A figure with one row of panels per dataset's group (by_dataset), each as tall as its
+    bars, one a variant, need."""
+    heights = [bar_height(len(group)) for _, group in groups]
     total = sum(heights) + 1.0
     fig, axes = plt.subplots(
         len(heights),
@@ -80,7 +82,6 @@ def stacked_axes(heights: list[float], ncols: int = 1, width_ratios=None, sharex
         figsize=(WIDTH_IN, total),
         squeeze=False,
         gridspec_kw={"height_ratios": heights, "width_ratios": width_ratios},
-        sharex=sharex,
     )
     return fig, axes
 

@@ -173,7 +173,7 @@ class QuestDBSettings:
     keep_data: bool
     startup_timeout_s: float
     shutdown_grace_s: float
-    workers: Mapping[str, int | None]
+    pools: Mapping[str, int | None]  # the server's thread pools (a variant's workers: the client's)
     worker_idle: str
     host: str
     http_port: int

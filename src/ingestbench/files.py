@@ -84,26 +84,31 @@ class ResultFileError(UserError):
     """A result file that is missing, unreadable or not what its reader expects."""
 
 
+#: What to do about a result file that is there but unusable: the rule that wrote it writes it anew.
+RERUN = "delete it and rerun the rule that writes it"
+
+
 def load_json(
-    path: str | Path, what: str, error: type[UserError] = ResultFileError
+    path: str | Path,
+    what: str,
+    error: type[UserError] = ResultFileError,
+    fix: str = RERUN,
+    missing: str = "rerun the rule that writes it",
 ) -> dict[str, Any]:
-    """The JSON object in `path`; else `error` naming `what` ("run file"), the path and the fix."""
+    """The JSON object in `path`; else `error` naming `what` ("run file"), the path and the fix:
+    `missing` for a file that is not there, `fix` for one that is unreadable or not an object."""
     path = Path(path)
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
-        raise error(f"the {what} {path} is missing; rerun the rule that writes it.") from None
+        raise error(f"the {what} {path} is missing; {missing}.") from None
     except OSError as exc:
-        raise error(f"cannot read the {what} {path}: {exc.strerror}.") from None
+        raise error(
+            f"cannot read the {what} {path} ({exc.strerror}); make it readable or {fix}."
+        ) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-        raise error(
-            f"the {what} {path} is not valid JSON ({reason}); delete it and rerun the rule that "
-            f"writes it."
-        ) from None
+        raise error(f"the {what} {path} is not valid JSON ({reason}); {fix}.") from None
     if not isinstance(data, dict):
-        raise error(
-            f"the {what} {path} holds a JSON {type(data).__name__}, not an object; delete it and "
-            f"rerun the rule that writes it."
-        )
+        raise error(f"the {what} {path} holds a JSON {type(data).__name__}, not an object; {fix}.")
     return data

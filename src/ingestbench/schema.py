@@ -83,7 +83,12 @@ def _path(error) -> str:
 
 
 def _message(error) -> str:
-    """The schema's message; for an unknown value (also one a oneOf hides) the allowed values."""
+    """The schema's message; for a renamed key its new name (the object's `x-renamed`); for an
+    unknown value (also one a oneOf hides) the allowed values."""
+    renamed = error.schema.get("x-renamed", {}) if error.validator == "additionalProperties" else {}
+    old = [k for k in error.instance if k in renamed] if renamed else []
+    if old:
+        return f"{old[0]!r} is now called {renamed[old[0]]!r} (the same keys inside): rename it"
     enums = [e for e in [error, *(error.context or ())] if e.validator == "enum"]
     if not enums:
         return error.message

@@ -12,7 +12,6 @@ the repository. Without chromium the tests skip, unless INGESTBENCH_REQUIRE_BROW
 from __future__ import annotations
 
 import json
-import os
 import shutil
 
 import pandas as pd
@@ -21,14 +20,6 @@ import pytest
 from ingestbench.publish.archive import write_document
 from ingestbench.publish.site import write_site
 from tests.helpers import OWN, REPO, with_own_data
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None:
-    if os.environ.get("INGESTBENCH_REQUIRE_BROWSER"):
-        raise RuntimeError("the browser tests need chromium: apt-get install chromium")
-    pytest.skip("no chromium on this machine (apt-get install chromium)", allow_module_level=True)
-
-sync_api = pytest.importorskip("playwright.sync_api")
 
 LAPTOP = {"width": 1280, "height": 800}
 DATASET = "cpu-s4000-e250-seed42"
@@ -56,14 +47,6 @@ def site(tmp_path_factory):
     second = json.loads(write_document(other, archive, "reference").read_text())
     out = write_site(archive, None, root / "site" / "index.html")
     return out, first, second
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
 
 
 def open_page(browser, url: str):

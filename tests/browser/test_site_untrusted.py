@@ -6,22 +6,10 @@ INGESTBENCH_REQUIRE_BROWSER is set (CI)."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-
-import pytest
 
 from ingestbench.publish.archive import write_document
 from ingestbench.publish.site import write_site
 from tests.helpers import REPO
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None:
-    if os.environ.get("INGESTBENCH_REQUIRE_BROWSER"):
-        raise RuntimeError("the browser tests need chromium: apt-get install chromium")
-    pytest.skip("no chromium on this machine (apt-get install chromium)", allow_module_level=True)
-
-sync_api = pytest.importorskip("playwright.sync_api")
 
 # Ends the data's script element, opens a comment that would swallow the page's own scripts,
 # and carries markup that would run or be drawn if it were parsed.
@@ -42,14 +30,6 @@ def hostile(value, key=None):
     if isinstance(value, str) and key not in CONSTRAINED:
         return value + HOSTILE
     return value
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
 
 
 def open_page(browser, path):

@@ -75,6 +75,19 @@ def test_worker_idle_reaches_the_server(questdb, questdb_jar, tmp_path):
         assert {source for _, source in idle_settings(spin).values()} == {"default"}
 
 
+def test_pool_sizes_reach_the_server(questdb_jar, tmp_path):
+    pools = {"shared": 2, "wal_apply": 1, "line_tcp_io": None}
+    with embedded_server(questdb_jar, pools=pools, startup_timeout_s=STARTUP_S,
+                         log_path=tmp_path / "s.log") as qdb:  # fmt: skip
+        rows = qdb.rows("SELECT property_path, value, value_source FROM (SHOW PARAMETERS) WHERE "
+                        "property_path IN ('shared.worker.count', 'wal.apply.worker.count', "
+                        "'line.tcp.io.worker.count')")  # fmt: skip
+    got = {path: (value, source) for path, value, source in rows}
+    assert got["shared.worker.count"] == ("2", "env")
+    assert got["wal.apply.worker.count"] == ("1", "env")
+    assert got["line.tcp.io.worker.count"][1] == "default"  # null keeps QuestDB's size
+
+
 def test_two_servers_at_once_do_not_clash(questdb_jar, tmp_path):
     with (
         embedded_server(questdb_jar, startup_timeout_s=STARTUP_S, log_path=tmp_path / "a.log") as a,

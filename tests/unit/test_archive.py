@@ -78,17 +78,22 @@ def test_a_broken_document_is_skipped_with_a_warning_and_the_others_are_read(tmp
     good = write_document(RESULTS, tmp_path, "reference")
     (tmp_path / "truncated.json").write_text(good.read_text()[:200])
     (tmp_path / "hostile.json").write_text(json.dumps({**doc, "machine": "<script>"}))
+    (tmp_path / "listed.json").write_text("[1, 2]")
     with caplog.at_level("WARNING", logger="ingestbench.publish.archive"):
         docs = read_archive(tmp_path)
     assert [d["id"] for d in docs] == [doc["id"]]
     warnings = sorted(r.getMessage() for r in caplog.records)
-    assert len(warnings) == 2
-    hostile, truncated = tmp_path / "hostile.json", tmp_path / "truncated.json"
+    assert len(warnings) == 3
+    hostile, listed = tmp_path / "hostile.json", tmp_path / "listed.json"
+    truncated = tmp_path / "truncated.json"
     assert f"the archive document {hostile} does not match archive.schema.json" in warnings[0]
     assert warnings[0].endswith("fix or remove it.")
-    assert warnings[1].startswith(f"skipped an archive document: the archive document {truncated} "
+    assert warnings[1].endswith(f"the archive document {listed} holds a JSON list, not an object; "
+                                f"restore it (git checkout -- {listed}) or remove it (git rm "
+                                f"{listed}).")  # fmt: skip
+    assert warnings[2].startswith(f"skipped an archive document: the archive document {truncated} "
                                   f"is not valid JSON (")  # fmt: skip
-    assert warnings[1].endswith(f"restore it (git checkout -- {truncated}) or remove it (git rm "
+    assert warnings[2].endswith(f"restore it (git checkout -- {truncated}) or remove it (git rm "
                                 f"{truncated}).")  # fmt: skip
 
 

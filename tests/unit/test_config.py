@@ -50,6 +50,19 @@ def test_a_wrong_key_type_or_value_names_the_key(change, named):
     assert str(err.value).count("\n") == 0
 
 
+def test_the_old_name_of_the_server_pools_is_refused_with_the_new_one():
+    config = copy.deepcopy(DEFAULT)
+    config.setdefault("questdb", {})["workers"] = {"shared": 2}
+    with pytest.raises(ConfigError) as err:
+        validate_config(config)
+    assert str(err.value).startswith(
+        "invalid config at 'questdb': 'workers' is now called 'pools' (the same keys inside): "
+        "rename it; fix that key in your config file"
+    )
+    config["questdb"]["pools"] = config["questdb"].pop("workers")
+    assert validate_config(config)["questdb"]["pools"]["shared"] == 2
+
+
 def test_snakemake_stops_before_any_job(tmp_path):
     bad = copy.deepcopy(DEFAULT)
     bad["repeats"] = 0

@@ -98,6 +98,15 @@ def test_titles_name_size_and_machine(summary):
     assert "2 cores, Intel Xeon E5-2680 v4" in title
 
 
+def test_the_phases_chart_calls_end_to_end_wall_time_not_a_sum(summary):
+    ax = plots.phases(summary, ENV).axes[0]
+    label = ax.get_xlabel()
+    assert "wall time" in label and "= read + convert" not in label
+    ticks = ax.collections[0].get_offsets()[:, 0]  # the end-to-end marks, fastest first
+    shown = summary[summary["dataset"] == summary["dataset"].iloc[0]]
+    assert sorted(ticks) == pytest.approx(sorted(shown["end_to_end_s_median"]))
+
+
 def test_short_cpu_names():
     assert short_cpu("Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz") == "Intel Xeon E5-2680 v4"
     assert short_cpu("AMD EPYC 7763 64-Core Processor") == "AMD EPYC 7763"

@@ -75,10 +75,10 @@ def test_same_seed_gives_byte_identical_files_and_another_seed_differs(tmp_path)
     assert a["manifest"] == b["manifest"]
 
 
-def test_chunk_size_changes_layout_not_rows(tmp_path):
+def test_row_group_size_changes_layout_not_rows(tmp_path):
     params = DatasetParams(scale=7, epochs=50, seed=5)
     generate(params, tmp_path / "one", progress=False)
-    generate(params, tmp_path / "many", progress=False, chunk_rows=20)  # 2 epochs a chunk
+    generate(params, tmp_path / "many", progress=False, row_group_rows=20)  # 2 epochs a row group
     name = params.name
     csv_one = (tmp_path / "one" / f"{name}.csv").read_bytes()
     assert csv_one == (tmp_path / "many" / f"{name}.csv").read_bytes()
@@ -298,10 +298,10 @@ def test_out_of_order_keeps_rows_and_shuffles_within_the_lag(tmp_path, small):
     assert [r[0] for r in csv.fetchall()] == ns.tolist()
 
 
-def test_out_of_order_is_independent_of_chunk_size(tmp_path):
+def test_out_of_order_is_independent_of_row_group_size(tmp_path):
     params = DatasetParams(scale=9, epochs=60, seed=4, out_of_order_lag_s=25.0)
     generate(params, tmp_path / "one", progress=False)
-    generate(params, tmp_path / "many", progress=False, chunk_rows=27)
+    generate(params, tmp_path / "many", progress=False, row_group_rows=27)
     name = params.name
     for fmt in ("csv",):
         one = (tmp_path / "one" / f"{name}.{fmt}").read_bytes()
@@ -410,9 +410,9 @@ def test_a_dataset_takes_the_schemas_defaults_in_code_and_on_the_command_line():
         assert f"(default: {items[key]['default']})" in help_text
 
 
-def test_a_bad_chunk_size_names_the_argument_that_sets_it(tmp_path):
-    with pytest.raises(GeneratorError, match=r"set generate\(\)'s chunk_rows to 1 or more"):
-        generate(DatasetParams(scale=2, epochs=2), tmp_path, chunk_rows=0)
+def test_a_bad_row_group_size_names_the_argument_that_sets_it(tmp_path):
+    with pytest.raises(GeneratorError, match=r"set generate\(\)'s row_group_rows to 1 or more"):
+        generate(DatasetParams(scale=2, epochs=2), tmp_path, row_group_rows=0)
 
 
 def test_unwritable_output_path_leaves_no_file(tmp_path):
@@ -453,7 +453,7 @@ def test_failure_mid_write_keeps_the_old_files_and_removes_temporaries(tmp_path,
 
     monkeypatch.setattr(writers.CsvWriter, "write", failing_write)
     with pytest.raises(UserError) as info:  # the atomic writer names the full disk
-        generate(params, tmp_path, progress=False, chunk_rows=40)
+        generate(params, tmp_path, progress=False, row_group_rows=40)
     assert "No space left on device" in str(info.value)
     assert one_sentence(str(info.value))
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

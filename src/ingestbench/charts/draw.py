@@ -47,16 +47,17 @@ from ingestbench.charts.style import (  # noqa: E402
     PHASE_COLORS,
     SERIALIZE_COLOR,
     WIDTH_IN,
-    bar_height,
     dataset_title,
     hbars,
     human,
     library_legend,
     line_panel,
     no_data,
+    parts_legend,
     save,
     series_palette,
     stacked_axes,
+    stacked_hbars,
     suptitle,
     theme,
 )
@@ -97,9 +98,7 @@ def throughput(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
     if df.empty:
         return no_data(what, "the summary has no runs.", df, env)
     groups = by_dataset(df)
-    fig, axes = stacked_axes(
-        [bar_height(len(g)) for _, g in groups], ncols=2, width_ratios=[1.25, 1]
-    )
+    fig, axes = stacked_axes(groups, ncols=2, width_ratios=[1.25, 1])
     for (_, group), (ax_rows, ax_mib) in zip(groups, axes, strict=True):
         data = group.sort_values("rows_per_s_median", ascending=False)
         data = data.assign(variant=marked_variants(data))
@@ -138,15 +137,11 @@ def phases(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
     if df.empty:
         return no_data(what, "the summary has no runs.", df, env)
     groups = by_dataset(df)
-    fig, axes = stacked_axes([bar_height(len(g)) for _, g in groups], ncols=2, width_ratios=[3, 1])
+    fig, axes = stacked_axes(groups, ncols=2, width_ratios=[3, 1])
     for (_, group), (ax, ax_ser) in zip(groups, axes, strict=True):
         data = group.sort_values("end_to_end_s_median").reset_index(drop=True)
+        stacked_hbars(ax, data, "{}_s_median", PHASE_COLORS)
         y = np.arange(len(data))
-        left = np.zeros(len(data))
-        for phase, color in PHASE_COLORS.items():
-            values = data[f"{phase}_s_median"].fillna(0).to_numpy(dtype=float)
-            ax.barh(y, values, left=left, color=color, label=phase, height=0.75)
-            left += values
         ax.scatter(
             data["end_to_end_s_median"],
             y,
@@ -156,9 +151,8 @@ def phases(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
             zorder=3,
             label="end to end (median)",
         )
-        ax.set_yticks(y, data["variant"], fontsize=8.5)
-        ax.invert_yaxis()
-        ax.set_xlabel("seconds (end to end = read + convert + send + visible)")
+        # End to end is wall time: streamed, the phases overlap and their stack runs past it.
+        ax.set_xlabel("seconds (end to end: wall time; the phases' sum unless streamed)")
         ax.set_title(dataset_title(group), loc="left")
         ser = data["serialize_s_median"].to_numpy(dtype=float)
         ax_ser.barh(
@@ -171,10 +165,7 @@ def phases(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
         ax_ser.set_ylim(ax.get_ylim())
         ax_ser.set_xlabel("seconds")
         ax_ser.set_title("serialize (separate pass,\nnot in end to end)", loc="left", fontsize=9)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False, fontsize=8.5)
-    suptitle(fig, what, df, env)
-    fig.tight_layout(rect=(0, 0.035, 1, 1))
+    parts_legend(fig, axes[0][0], what, df, env)
     return fig
 
 
@@ -192,7 +183,7 @@ def speedup(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
             env,
         )
     groups = by_dataset(data)
-    fig, axes = stacked_axes([bar_height(len(g)) for _, g in groups])
+    fig, axes = stacked_axes(groups)
     for (_, group), (ax,) in zip(groups, axes, strict=True):
         group = group.sort_values("speedup_vs_rows", ascending=False)
         hbars(
@@ -354,15 +345,11 @@ def cpu(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
     if data.empty:
         return no_data(what, "no run recorded client and server CPU.", df, env)
     groups = by_dataset(data)
-    fig, axes = stacked_axes([bar_height(len(g)) for _, g in groups])
+    fig, axes = stacked_axes(groups)
     for (_, group), (ax,) in zip(groups, axes, strict=True):
         group = group.sort_values("cpu_total").reset_index(drop=True)
+        left = stacked_hbars(ax, group, "{}_cpu_s_per_1m_rows", CPU_COLORS)
         y = np.arange(len(group))
-        left = np.zeros(len(group))
-        for side, color in CPU_COLORS.items():
-            values = group[f"{side}_cpu_s_per_1m_rows"].fillna(0).to_numpy(dtype=float)
-            ax.barh(y, values, left=left, color=color, label=side, height=0.75)
-            left += values
         # The row loops cost tens of times the rest: cut the axis above the others, so that
         # the paths worth comparing stay readable; a cut bar's label says it goes on.
         edge = min(float(left.max()), 3 * float(np.quantile(left, 0.75)))
@@ -371,15 +358,10 @@ def cpu(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
             cut = total > edge
             ax.text(min(total, edge), yi, label + (" →" if cut else ""), va="center",
                     fontsize=7.5, color="white" if cut else "black")  # fmt: skip
-        ax.set_yticks(y, group["variant"], fontsize=8.5)
-        ax.invert_yaxis()
         ax.set_xlim(0, edge * 1.3)
         ax.set_xlabel("CPU-seconds per 1M rows (client + server)")
         ax.set_title(dataset_title(group), loc="left")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False, fontsize=8.5)
-    suptitle(fig, what, df, env)
-    fig.tight_layout(rect=(0, 0.035, 1, 1))
+    parts_legend(fig, axes[0][0], what, df, env)
     return fig
 
 

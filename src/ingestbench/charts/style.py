@@ -71,8 +71,10 @@ def bar_height(n: int) -> float:
     return 0.32 * n + 0.9
 
 
-def stacked_axes(heights: list[float], ncols: int = 1, width_ratios=None, sharex=False):
-    """A figure with one row of panels per dataset, each as tall as its content needs."""
+def stacked_axes(groups: list[tuple[Any, pd.DataFrame]], ncols: int = 1, width_ratios=None):
+    """A figure with one row of panels per dataset's group (by_dataset), each as tall as its
+    bars, one a variant, need."""
+    heights = [bar_height(len(group)) for _, group in groups]
     total = sum(heights) + 1.0
     fig, axes = plt.subplots(
         len(heights),
@@ -80,7 +82,6 @@ def stacked_axes(heights: list[float], ncols: int = 1, width_ratios=None, sharex
         figsize=(WIDTH_IN, total),
         squeeze=False,
         gridspec_kw={"height_ratios": heights, "width_ratios": width_ratios},
-        sharex=sharex,
     )
     return fig, axes
 
@@ -155,6 +156,28 @@ def hbars(
     ax.set_xlabel(xlabel)
     ax.set_ylabel("")
     ax.tick_params(axis="y", labelsize=8.5)
+
+
+def stacked_hbars(ax, data: pd.DataFrame, column: str, colors: dict[str, Any]) -> np.ndarray:
+    """One bar per variant of `data`, first on top, its parts stacked left to right: each key
+    of `colors` read from `column` (a format string of the key); the bars' totals."""
+    y = np.arange(len(data))
+    left = np.zeros(len(data))
+    for part, color in colors.items():
+        values = data[column.format(part)].fillna(0).to_numpy(dtype=float)
+        ax.barh(y, values, left=left, color=color, label=part, height=0.75)
+        left += values
+    ax.set_yticks(y, data["variant"], fontsize=8.5)
+    ax.invert_yaxis()
+    return left
+
+
+def parts_legend(fig: Figure, ax, what: str, df: pd.DataFrame, env: dict[str, Any] | None) -> None:
+    """The parts of `ax`'s stacked bars as one legend under the figure, and the title."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False, fontsize=8.5)
+    suptitle(fig, what, df, env)
+    fig.tight_layout(rect=(0, 0.035, 1, 1))
 
 
 def library_legend(fig: Figure, libraries) -> None:

@@ -256,19 +256,9 @@ def write_document(results: Path, archive: Path, label: str | None = None) -> Pa
 def read_document(path: Path) -> dict[str, Any]:
     """One archive document, checked; else ArchiveError saying how to fix or remove it."""
     path = Path(path)
-    try:
-        doc = json.loads(path.read_text())
-    except OSError as exc:
-        raise ArchiveError(
-            f"cannot read the archive document {path} ({exc.strerror}); make it readable or "
-            f"remove it (git rm {path})."
-        ) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-        raise ArchiveError(
-            f"the archive document {path} is not valid JSON ({reason}); restore it (git checkout "
-            f"-- {path}) or remove it (git rm {path})."
-        ) from None
+    doc = load_json(path, "archive document", ArchiveError,
+                    fix=f"restore it (git checkout -- {path}) or remove it (git rm {path})",
+                    missing=f"restore it (git checkout -- {path})")  # fmt: skip
     return check(doc, path)
 
 

@@ -94,7 +94,7 @@ def configured_server(
         jar,
         java=java,
         jvm_options=aot_cache_options(java, jar, settings.startup_timeout_s),
-        workers=dict(settings.workers),
+        pools=dict(settings.pools),
         worker_idle=settings.worker_idle,
         startup_timeout_s=settings.startup_timeout_s,
         shutdown_grace_s=settings.shutdown_grace_s,

@@ -103,7 +103,7 @@ WORKER_IDLE = {
 def server_env(
     root: Path,
     ports: dict[str, int],
-    workers: dict[str, int | None],
+    pools: dict[str, int | None],
     bind: str,
     worker_idle: str,
 ) -> dict[str, str]:
@@ -126,7 +126,7 @@ def server_env(
         "line_tcp_io": "QDB_LINE_TCP_IO_WORKER_COUNT",
         "wal_apply": "QDB_WAL_APPLY_WORKER_COUNT",
     }
-    for key, value in (workers or {}).items():
+    for key, value in (pools or {}).items():
         if value is not None:
             env[names[key]] = str(value)
     return env
@@ -183,7 +183,7 @@ def stop_process(proc: subprocess.Popen, grace_s: float) -> None:
 def embedded_server(
     jar: Path,
     java: str | None = None,
-    workers: dict[str, int | None] | None = None,
+    pools: dict[str, int | None] | None = None,
     worker_idle: str = "park",
     startup_timeout_s: float = 60,
     shutdown_grace_s: float = 10,
@@ -227,7 +227,7 @@ def embedded_server(
                     proc = subprocess.Popen(
                         cmd,
                         env={
-                            **server_env(root, ports, workers or {}, bind, worker_idle),
+                            **server_env(root, ports, pools or {}, bind, worker_idle),
                             **server_auth_env(root, access),
                         },
                         stdout=server_log,

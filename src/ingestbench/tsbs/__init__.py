@@ -50,7 +50,7 @@ May import: errors, files, schema (the datasets' defaults).
 import importlib
 
 from ingestbench.tsbs.columns import COLUMNS, FIELDS, TAGS, TIMESTAMP
-from ingestbench.tsbs.hosts import GENERATOR_CHUNK_ROWS, REGIONS, TAG_VALUES
+from ingestbench.tsbs.hosts import REGIONS, ROW_GROUP_ROWS, TAG_VALUES
 from ingestbench.tsbs.params import (
     DEFAULT_INTERVAL_S,
     DEFAULT_START,
@@ -82,7 +82,6 @@ def __getattr__(name: str):
 __all__ = [
     "BOTH",
     "COLUMNS",
-    "GENERATOR_CHUNK_ROWS",
     "DEFAULT_INTERVAL_S",
     "DEFAULT_START",
     "FIELDS",
@@ -91,6 +90,7 @@ __all__ = [
     "MANIFEST_SCHEMA_VERSION",
     "PARQUET_COMPRESSION",
     "REGIONS",
+    "ROW_GROUP_ROWS",
     "TAGS",
     "TAG_VALUES",
     "TIMESTAMP",

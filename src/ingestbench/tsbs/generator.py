@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ingestbench.files import atomic_paths
 from ingestbench.tsbs.formats import BOTH, WRITERS
-from ingestbench.tsbs.hosts import GENERATOR_CHUNK_ROWS, iter_rows, shuffle_within_lag
+from ingestbench.tsbs.hosts import ROW_GROUP_ROWS, iter_rows, shuffle_within_lag
 from ingestbench.tsbs.manifest import file_entry, manifest
 from ingestbench.tsbs.params import DatasetParams, GeneratorError, positive_int, unwritable
 from ingestbench.tsbs.writers import Writer
@@ -63,14 +63,14 @@ def generate(
     formats: Sequence[str] | str = BOTH,
     progress: bool = True,
     *,
-    chunk_rows: int = GENERATOR_CHUNK_ROWS,
+    row_group_rows: int = ROW_GROUP_ROWS,
 ) -> dict:
     """Write ``out_dir/<name>.parquet`` and/or ``.csv`` and ``<name>.manifest.json``.
 
     Every file goes to ``<final>.tmp-<pid>`` first and is renamed into place only when all are
     complete, so a failure leaves earlier files untouched and no partial file under a final name.
     Returns the manifest dict. Raises GeneratorError (one sentence) on bad input or an unwritable
-    output directory. ``chunk_rows`` sets rows per chunk / row group (whole epochs); it changes
+    output directory. ``row_group_rows`` sets rows per chunk / row group (whole epochs); it changes
     the Parquet layout, never the rows.
     """
     if not isinstance(params, DatasetParams):
@@ -79,7 +79,7 @@ def generate(
             "build one with DatasetParams(...) or DatasetParams.from_config(...)."
         )
     formats = _normalise_formats(formats)
-    chunk_rows = positive_int(chunk_rows, "chunk_rows", "generate()'s chunk_rows")
+    row_group_rows = positive_int(row_group_rows, "row_group_rows", "generate()'s row_group_rows")
     out_dir = Path(out_dir)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -97,7 +97,7 @@ def generate(
                  out_dir, ", ".join(formats))  # fmt: skip
         bar = _Progress(params.epochs, name, progress)
         try:
-            doc = generate_iot(params, out_dir, formats, bar, chunk_rows)
+            doc = generate_iot(params, out_dir, formats, bar, row_group_rows)
         finally:
             bar.close()
         log.info("wrote %s: %s rows", name, doc["rows"])
@@ -118,8 +118,8 @@ def generate(
             try:
                 for fmt in formats:
                     current = temps[fmt]
-                    writers[fmt] = WRITERS[fmt](temps[fmt], params, chunk_rows)
-                chunks = iter_rows(params, chunk_rows, bar)
+                    writers[fmt] = WRITERS[fmt](temps[fmt], params, row_group_rows)
+                chunks = iter_rows(params, row_group_rows, bar)
                 if params.lag_ns is not None:
                     chunks = shuffle_within_lag(chunks, params.lag_ns, params.seed)
                 for chunk in chunks:

@@ -36,8 +36,9 @@ TAG_VALUES: dict[str, tuple[str, ...]] = {
     "service_version": ("0", "1"),
     "service_environment": ("production", "staging", "test"),
 }
-#: Rows per chunk (one Parquet row group); whole epochs, at least one.
-GENERATOR_CHUNK_ROWS = 1_000_000
+#: Rows the generator makes at a time, one Parquet row group each (whole epochs, at least one);
+#: not the client readers' chunk (variants.READ_CHUNK_ROWS, the variant key chunk_rows).
+ROW_GROUP_ROWS = 1_000_000
 
 
 @dataclass
@@ -68,14 +69,14 @@ def _draw_tags(rng: np.random.Generator, scale: int) -> np.ndarray:
     return out
 
 
-def iter_rows(params: DatasetParams, chunk_rows: int, progress=None) -> Iterator[Chunk]:
+def iter_rows(params: DatasetParams, row_group_rows: int, progress=None) -> Iterator[Chunk]:
     """In-order chunks of whole epochs. Yielded arrays are reused: consume before the next."""
     scale, epochs = params.scale, params.epochs
     rng = np.random.default_rng(params.seed)
     host_tags = _draw_tags(rng, scale)
     state = rng.random((len(FIELDS), scale)) * 100.0
 
-    k_max = max(1, min(epochs, chunk_rows // scale))
+    k_max = max(1, min(epochs, row_group_rows // scale))
     n_max = k_max * scale
     tags = np.empty((len(TAGS), n_max), dtype=np.int32)
     tags[0] = np.tile(np.arange(scale, dtype=np.int32), k_max)

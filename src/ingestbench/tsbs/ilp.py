@@ -72,7 +72,7 @@ class IlpWriter(Writer):
 
     format = "ilp"
 
-    def __init__(self, path: Path, params: DatasetParams, chunk_rows: int):
+    def __init__(self, path: Path, params: DatasetParams, row_group_rows: int):
         self.long = params.field_type == "long"
         self.file = open(path, "wb")  # noqa: SIM115 (closed by close())
         self.prefixes: list[str | None] = [None] * params.scale  # per host: measurement and tags

@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from ingestbench.files import atomic_paths
 from ingestbench.tsbs.columns import IOT_TABLES, TableSpec, table_file
-from ingestbench.tsbs.hosts import GENERATOR_CHUNK_ROWS
+from ingestbench.tsbs.hosts import ROW_GROUP_ROWS
 from ingestbench.tsbs.ilp import SUB_CHUNK_ROWS, double_text, write_lines
 from ingestbench.tsbs.manifest import (
     MANIFEST_SCHEMA_VERSION,
@@ -133,7 +133,7 @@ def generate_iot(
     out_dir: Path,
     formats: Sequence[str],
     progress=None,
-    chunk_points: int = GENERATOR_CHUNK_ROWS,
+    chunk_points: int = ROW_GROUP_ROWS,
 ) -> dict:
     """Write the iot dataset's files and manifest, all renamed into place together when all
     are complete (a failure leaves no partial file under a final name); the manifest dict."""

@@ -35,7 +35,7 @@ import numpy as np
 import pyarrow as pa
 
 from ingestbench.tsbs.columns import DIAGNOSTICS, READINGS, TableSpec
-from ingestbench.tsbs.hosts import GENERATOR_CHUNK_ROWS
+from ingestbench.tsbs.hosts import ROW_GROUP_ROWS
 from ingestbench.tsbs.params import DatasetParams
 from ingestbench.tsbs.truck_batches import BatchLayer
 from ingestbench.tsbs.truck_fleet import DEVICE_VERSIONS, DRIVERS, FLEETS, MODELS, Trucks
@@ -150,7 +150,7 @@ class _Tables:
 
 def iter_trucks(
     params: DatasetParams,
-    chunk_points: int = GENERATOR_CHUNK_ROWS,
+    chunk_points: int = ROW_GROUP_ROWS,
     progress: Callable[[int], None] | None = None,
 ) -> Iterator[dict[str, pa.Table]]:
     """``{"readings": table, "diagnostics": table}`` chunks, each the entries the batch layer

@@ -92,7 +92,7 @@ class Writer:
     #: The format's name: the file's suffix, the config's `format` and the CLI's --format value.
     format: ClassVar[str]
 
-    def __init__(self, path: Path, params: DatasetParams, chunk_rows: int) -> None:
+    def __init__(self, path: Path, params: DatasetParams, row_group_rows: int) -> None:
         raise NotImplementedError
 
     def write(self, chunk: Chunk) -> None:
@@ -111,7 +111,7 @@ class ParquetWriter(Writer):
 
     format = "parquet"
 
-    def __init__(self, path: Path, params: DatasetParams, chunk_rows: int):
+    def __init__(self, path: Path, params: DatasetParams, row_group_rows: int):
         import pyarrow.parquet as pq
 
         self.value_type = pa.float64() if params.field_type == "double" else pa.int64()
@@ -121,7 +121,7 @@ class ParquetWriter(Writer):
         dictionary_columns = [*TAGS, TIMESTAMP]
         if params.field_type == "long":
             dictionary_columns += FIELDS  # 0..100: tiny dictionaries
-        self.row_group_rows = max(chunk_rows, 1)
+        self.row_group_rows = row_group_rows
         self.writer = pq.ParquetWriter(
             str(path),
             self.schema,
@@ -130,10 +130,9 @@ class ParquetWriter(Writer):
             write_statistics=[*FIELDS, TIMESTAMP],  # tag min/max: costly, of no use
         )
         self.dictionaries = _dictionaries(params.scale)
-        self.chunk_rows = chunk_rows
 
     def manifest_info(self) -> dict[str, Any]:
-        return {"compression": PARQUET_COMPRESSION, "row_group_rows": self.chunk_rows}
+        return {"compression": PARQUET_COMPRESSION, "row_group_rows": self.row_group_rows}
 
     def write(self, chunk: Chunk) -> None:
         ts = numeric_array(chunk.ts, TS_TYPE)
@@ -157,7 +156,7 @@ class CsvWriter(Writer):
 
     format = "csv"
 
-    def __init__(self, path: Path, params: DatasetParams, chunk_rows: int):
+    def __init__(self, path: Path, params: DatasetParams, row_group_rows: int):
         self.params = params
         self.value_type = pa.float64() if params.field_type == "double" else pa.int64()
         # A host's ten tags never change: each host's "hostname,region,...,env" text is made once

@@ -30,10 +30,11 @@ from pathlib import Path
 from _bench import REPO, TABLE, bench_parser, dataset_and_server, interleaved, medians
 from findings import findings_file
 
+from ingestbench.arrow import to_pandas
 from ingestbench.config import load_config
-from ingestbench.ingest.methods import Job
+from ingestbench.ingest.methods import cpu_job
 from ingestbench.ingest.methods.base import cpu_seconds
-from ingestbench.ingest.readers import import_libraries, iter_frames, to_pandas
+from ingestbench.ingest.readers import import_libraries, iter_frames
 from ingestbench.tsbs import DatasetParams, generate
 from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP
 from ingestbench.variants import READ_CHUNK_ROWS, parse_variant_name
@@ -115,7 +116,7 @@ def end_to_end(a, field_type: str) -> list[dict]:
     with dataset_and_server(a.scale, a.epochs, ("parquet", "ilp"), field_type) as (
         params, paths, qdb, config,
     ):  # fmt: skip
-        jobs = [Job(qdb, TABLE, v, paths[v.format], params.rows, config["ilp_protocol_version"],
+        jobs = [cpu_job(qdb, TABLE, v, paths[v.format], params.rows, config["ilp_protocol_version"],
                     field_type=params.field_type)
                 for v in map(parse_variant_name, END_TO_END)]  # fmt: skip
         results = interleaved(jobs, a.e2e_repeats, config["warmup_rows"])

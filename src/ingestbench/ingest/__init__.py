@@ -9,6 +9,6 @@
   `workers` (watching worker processes), `job` (one ingestion job of the workflow: a server, the
   repeats, the run file, the table's aggregates and export).
 
-May import: errors, files, config, variants, environment, tsbs, server, results.records,
+May import: errors, files, config, variants, environment, arrow, tsbs, server, results.records,
 validate (the job's export) and own (a user's table: its spec, reader and methods).
 """

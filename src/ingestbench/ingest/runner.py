@@ -274,6 +274,8 @@ def run_variant(
         "dataset": dataset,
         "variant": job.variant.to_dict(),
         "rows": job.rows,
+        # keyed by the dataset's name of each table: what the validation checks each against
+        "table_rows": {p.dataset_table: p.rows for p in job.tables},
         "ilp_bytes": ilp_bytes,
         "ilp_protocol_version": protocol if ilp_bytes is not None else None,
         "server": {"mode": "embedded" if job.qdb.pid else "external", "version": job.qdb.version()},

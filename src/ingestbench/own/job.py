@@ -30,16 +30,6 @@ def own_spec(manifest: dict[str, Any]) -> OwnTableSpec:
     return OwnTableSpec.from_dict(manifest["table"])
 
 
-def own_parts(variant: Variant, manifest: dict[str, Any], data: Path) -> tuple:
-    """The job's one table: read from the user's file where it is (the ILP text is the
-    dataset's own file), every row of it."""
-    from ingestbench.ingest.methods import TablePart
-
-    spec = own_spec(manifest)
-    path = Path(data) if variant.format == "ilp" else Path(spec.source.path)
-    return (TablePart(spec, path, int(manifest["rows"])),)
-
-
 def write_unsupported(
     files: Any, variant: Variant, manifest: dict[str, Any], reason: str
 ) -> RunFile:
@@ -52,18 +42,3 @@ def write_unsupported(
     if files.export:
         Path(files.export).mkdir(parents=True, exist_ok=True)
     return write_run(files.run, doc)
-
-
-def unsupported_from_error(exc: BaseException) -> str | None:
-    """The reason a load failed when it is the data the path cannot carry (the client or the
-    encoder refusing a value, the server refusing the rows); None for anything else."""
-    from ingestbench.ingest.encoder import EncodeError
-    from ingestbench.ingest.methods import SendError
-
-    if isinstance(exc, EncodeError):
-        return str(exc)
-    # The client refusing a value, the server the rows, or its COPY the file's values.
-    said = ("could not serialize", "refused", "'s COPY of")
-    if isinstance(exc, SendError) and any(words in str(exc) for words in said):
-        return str(exc)
-    return None

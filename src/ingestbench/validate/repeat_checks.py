@@ -20,10 +20,7 @@ from typing import Any
 
 import duckdb
 
-from ingestbench.errors import UserError
-from ingestbench.server.process import QuestDB
-from ingestbench.tsbs.columns import TableSpec
-from ingestbench.validate.sql import (
+from ingestbench.duckdb_sql import (
     check_name,
     duck,
     epoch_us,
@@ -32,6 +29,9 @@ from ingestbench.validate.sql import (
     sql_str,
     unreadable,
 )
+from ingestbench.errors import UserError
+from ingestbench.server.process import QuestDB
+from ingestbench.tsbs.columns import TableSpec
 
 #: Differing keys named in a failure (the rest are counted).
 SHOWN_KEYS = 3

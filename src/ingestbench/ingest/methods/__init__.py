@@ -13,6 +13,7 @@ from ingestbench.ingest.methods.base import (
     SendError,
     TablePart,
     client_errors,
+    cpu_job,
     dataframe_into,
     read_whole,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "SendError",
     "TablePart",
     "client_errors",
+    "cpu_job",
     "dataframe_into",
     "read_whole",
 ]

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ingestbench.config import QuestDBSettings, load_config
+from ingestbench.ingest.frames.readers import import_libraries
 from ingestbench.ingest.methods import Job, cpu_job
-from ingestbench.ingest.readers import import_libraries
 from ingestbench.ingest.runner import run_repeat
 from ingestbench.ingest.warmup import warm_up
 from ingestbench.server.configured import questdb_server

@@ -6,11 +6,11 @@ the client takes, then each chunk is serialized into one reused buffer by the qu
 `dataframe()` as the workflow calls it (the configured ILP protocol version). Serializing is
 also timed for the 10 tag columns alone and the 10 fields alone (each with the timestamp), so
 the share of symbols and of doubles shows. The `vectorized` method's steps follow: the chunks as
-Arrow record batches, and its column-by-column encoder (ingestbench.ingest.encoder, in the pieces
-it sends over TCP), which writes the same bytes. CPU is this process's user + system time, the
-best of --repeats; sending (the kernel's TCP stack) is not included: the `ilp_file` variant's
-client CPU is that floor. Both field types run (TSBS's own integers with `--field-types long`),
-each on its own generated dataset.
+Arrow record batches, and its column-by-column encoder (ingestbench.ingest.frames.encoder, in
+the pieces it sends over TCP), which writes the same bytes. CPU is this process's user + system
+time, the best of --repeats; sending (the kernel's TCP stack) is not included: the `ilp_file`
+variant's client CPU is that floor. Both field types run (TSBS's own integers with
+`--field-types long`), each on its own generated dataset.
 
 Then the same paths end to end, as the workflow runs them (from the Parquet file to every row
 visible, against a fresh QuestDB, warmed up, interleaved round-robin with the `ilp_file` wire
@@ -32,9 +32,9 @@ from findings import findings_file
 
 from ingestbench.arrow import to_pandas
 from ingestbench.config import load_config
+from ingestbench.ingest.frames.readers import import_libraries, iter_frames
 from ingestbench.ingest.methods import cpu_job
 from ingestbench.ingest.methods.base import cpu_seconds
-from ingestbench.ingest.readers import import_libraries, iter_frames
 from ingestbench.tsbs import DatasetParams, generate
 from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP
 from ingestbench.variants import READ_CHUNK_ROWS, parse_variant_name
@@ -71,7 +71,7 @@ def serialize(chunks: list, columns: list[str], version: int) -> tuple[float, in
 def vectorized(path: Path, library: str, rows: int) -> tuple[float, float, int]:
     """(CPU seconds to read the chunks as Arrow batches, to encode them, bytes) of the vectorized
     method's steps (polars frames go to Arrow directly), the encoder reused as a worker does."""
-    from ingestbench.ingest.encoder import IlpEncoder, as_record_batch
+    from ingestbench.ingest.frames.encoder import IlpEncoder, as_record_batch
     from ingestbench.ingest.methods.vectorized import pieces
 
     c0 = cpu_seconds()

@@ -46,8 +46,8 @@ from ingestbench.disk import Need, check_needs, files_bytes
 from ingestbench.duckdb_sql import duckdb_limits
 from ingestbench.errors import UserError
 from ingestbench.files import atomic_path
+from ingestbench.ingest.frames.readers import import_libraries
 from ingestbench.ingest.methods import cpu_job
-from ingestbench.ingest.readers import import_libraries
 from ingestbench.ingest.runner import PeakRss, run_repeat
 from ingestbench.results.records import SCHEMA_VERSION
 from ingestbench.server.configured import questdb_server

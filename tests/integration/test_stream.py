@@ -11,9 +11,9 @@ import pytest
 from ingestbench.arrow import to_pandas
 from ingestbench.config import Settings, validate_config
 from ingestbench.errors import UserError
+from ingestbench.ingest.frames.readers import iter_frames
 from ingestbench.ingest.job import IngestFiles, ingest_job
 from ingestbench.ingest.methods import cpu_job
-from ingestbench.ingest.readers import iter_frames
 from ingestbench.ingest.runner import run_variant
 from ingestbench.validate import (
     expected_aggregates,
@@ -76,7 +76,7 @@ def test_chunks_keep_categorical_tags_and_utc_time(tiny_dataset, library, fmt):
 
 
 def test_a_small_csv_block_cuts_lines_and_loses_none(tiny_dataset, monkeypatch):
-    from ingestbench.ingest import readers
+    from ingestbench.ingest.frames import readers
 
     monkeypatch.setattr(readers, "CSV_BLOCK_BYTES", 1000)  # about 4 lines: most blocks end mid-line
     whole = readers.read_frame(tiny_dataset["csv"], "pandas", "csv")

@@ -13,8 +13,8 @@ import pyarrow as pa
 import pytest
 
 from ingestbench.arrow import to_pandas
-from ingestbench.ingest.encoder import EncodeError, IlpEncoder, as_record_batch
-from ingestbench.ingest.readers import iter_frames
+from ingestbench.ingest.frames.encoder import EncodeError, IlpEncoder, as_record_batch
+from ingestbench.ingest.frames.readers import iter_frames
 from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP
 
 with warnings.catch_warnings():

@@ -97,6 +97,33 @@ def test_each_part_imports_exactly_what_its_docstring_states(owner):
     assert not unused, f"{owner}'s 'May import' line names what it does not import: {unused}"
 
 
+#: Packages inside a part that state what of their part they may import ("Within ingest, may
+#: import: frames, timing"): so that a part reads bottom-up, its lower layers not reaching up.
+LAYERS = sorted(m for m, path in MODULES.items() if m.count(".") == 2 and path.name == "__init__.py"
+                and re.search(r"^Within \w+, may import: ", ast.get_docstring(
+                    ast.parse(path.read_text())) or "", re.M))  # fmt: skip
+
+
+def test_ingest_states_its_layers():
+    assert {"ingestbench.ingest.frames", "ingestbench.ingest.methods"} <= set(LAYERS)
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_each_layer_imports_only_the_layers_below_it(layer):
+    owner = layer.rsplit(".", 1)[0]
+    doc = ast.get_docstring(ast.parse(MODULES[layer].read_text())) or ""
+    text = re.search(r"^Within \w+, may import: (.*?)\.?$", doc, re.M).group(1)
+    allowed = set() if text == "nothing" else {a.strip() for a in text.split(",")}
+    stray = {
+        f"{m} imports {t}"
+        for m in MODULES if m == layer or m.startswith(layer + ".")
+        for t in imports(m)
+        if t.startswith(owner + ".") and not t.startswith(layer)
+        and not any(t == f"{owner}.{a}" or t.startswith(f"{owner}.{a}.") for a in allowed)
+    }  # fmt: skip
+    assert not stray, f"{layer} reaches beyond its 'Within ... may import' line: {sorted(stray)}"
+
+
 def _circle(graph: dict[str, set[str]]) -> str | None:
     """One import circle of `graph` as "a -> b -> a", or None."""
     try:

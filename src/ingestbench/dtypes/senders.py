@@ -14,7 +14,7 @@ from typing import Any
 from questdb import Sender
 
 from ingestbench.arrow import to_pandas
-from ingestbench.ingest.encoder import IlpEncoder, as_record_batch
+from ingestbench.ingest.frames.encoder import IlpEncoder, as_record_batch
 from ingestbench.ingest.methods.base import row_ranges
 from ingestbench.ingest.methods.ilp_file import CONNECTIONS
 from ingestbench.server.process import QuestDB

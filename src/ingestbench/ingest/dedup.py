@@ -15,8 +15,8 @@ from typing import Any
 from questdb import Sender
 
 from ingestbench.errors import UserError
+from ingestbench.ingest.frames.readers import read_frame
 from ingestbench.ingest.methods import Job, client_errors, dataframe_into
-from ingestbench.ingest.readers import read_frame
 from ingestbench.server.table import wait_wal
 from ingestbench.variants import Variant
 

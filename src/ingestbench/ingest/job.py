@@ -122,7 +122,7 @@ def _own_refusal(manifest: dict[str, Any], exc: Exception) -> str | None:
 def unsupported_from_error(exc: BaseException) -> str | None:
     """The reason a load failed when it is the data the path cannot carry (the client or the
     encoder refusing a value, the server refusing the rows); None for anything else."""
-    from ingestbench.ingest.encoder import EncodeError
+    from ingestbench.ingest.frames.encoder import EncodeError
     from ingestbench.ingest.methods import SendError
 
     if isinstance(exc, EncodeError):
@@ -139,7 +139,7 @@ def import_measuring_code(library: str) -> None:
     and the QuestDB client take about 1 s to import on a small machine."""
     for name in MEASURING_CODE:
         importlib.import_module(name)
-    from ingestbench.ingest.readers import import_libraries
+    from ingestbench.ingest.frames.readers import import_libraries
 
     import_libraries(library)
 

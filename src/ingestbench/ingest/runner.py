@@ -16,8 +16,8 @@ from tqdm import tqdm
 
 from ingestbench.errors import UserError
 from ingestbench.ingest.contention import Contention
+from ingestbench.ingest.frames.readers import import_libraries
 from ingestbench.ingest.methods import METHODS, Job
-from ingestbench.ingest.readers import import_libraries
 from ingestbench.ingest.timing import Clock, whole_file_end_to_end
 from ingestbench.ingest.warmup import warm_up
 from ingestbench.results.records import END_TO_END_PHASES, PHASES, SCHEMA_VERSION

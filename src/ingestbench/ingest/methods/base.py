@@ -21,8 +21,8 @@ from questdb import Sender
 
 from ingestbench.arrow import to_pandas
 from ingestbench.errors import UserError
-from ingestbench.ingest.pipeline import ChunkStream
-from ingestbench.ingest.readers import head, iter_frames, read_frame
+from ingestbench.ingest.frames.pipeline import ChunkStream
+from ingestbench.ingest.frames.readers import head, iter_frames, read_frame
 from ingestbench.ingest.timing import Clock
 from ingestbench.server.process import QuestDB
 from ingestbench.tsbs.columns import CPU_TABLE, TableSpec, cpu_spec, table_files

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from ingestbench.errors import UserError
+from ingestbench.ingest.frames.readers import InputError
 from ingestbench.ingest.methods.base import Job, Method
-from ingestbench.ingest.readers import InputError
 from ingestbench.ingest.timing import Clock
 from ingestbench.server.access import AccessError, open_ilp_tcp
 from ingestbench.server.process import QuestDB

@@ -17,7 +17,7 @@ from ingestbench import disk
 from ingestbench.ingest.methods import Job, SendError, cpu_job
 from ingestbench.ingest.runner import run_repeat
 from ingestbench.results.records import SCHEMA_VERSION
-from ingestbench.server.process import embedded_server
+from ingestbench.server.process import QuestDB, embedded_server
 from ingestbench.server.table import wait_visible
 from ingestbench.server.uploads import placed_in
 from ingestbench.validate import (
@@ -152,8 +152,9 @@ def test_an_upload_is_streamed_in_big_reads_with_its_length(tmp_path, monkeypatc
     server = http.server.HTTPServer(("127.0.0.1", 0), Recorder)
     threading.Thread(target=server.handle_request, daemon=True).start()
     try:
-        url = f"http://127.0.0.1:{server.server_port}/imp"
-        response = server_files.upload_multipart(url, {"name": "t"}, {"schema": "[]"}, "data", data)
+        qdb = QuestDB("127.0.0.1", server.server_port, 9009)  # its request: as server_csv's
+        response = server_files.upload_multipart(qdb.request, "/imp", {"name": "t"},
+                                                 {"schema": "[]"}, "data", data)  # fmt: skip
     finally:
         server.server_close()
     assert response.status_code == 200

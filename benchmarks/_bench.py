@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ingestbench.config import QuestDBSettings, load_config
-from ingestbench.ingest.methods import Job
-from ingestbench.ingest.readers import import_libraries
+from ingestbench.ingest.frames.readers import import_libraries
+from ingestbench.ingest.methods import Job, cpu_job
 from ingestbench.ingest.runner import run_repeat
 from ingestbench.ingest.warmup import warm_up
 from ingestbench.server.configured import questdb_server
@@ -65,7 +65,7 @@ def warm_job(a: argparse.Namespace) -> Iterator[tuple[DatasetParams, Job]]:
     with dataset_and_server(a.scale, a.epochs, formats, a.field_type) as (
         params, paths, qdb, config,
     ):  # fmt: skip
-        job = Job(qdb, TABLE, variant, paths[variant.format], params.rows,
+        job = cpu_job(qdb, TABLE, variant, paths[variant.format], params.rows,
                   config["ilp_protocol_version"], field_type=params.field_type)  # fmt: skip
         warm_up_each([job], config["warmup_rows"])
         yield params, job

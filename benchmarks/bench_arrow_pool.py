@@ -1,6 +1,6 @@
 """Arrow's memory pool for the client: the C library's allocator against mimalloc, interleaved.
 
-The client processes give Arrow the C library's allocator (ingestbench.ingest.readers
+The client processes give Arrow the C library's allocator (ingestbench.ingest.frames.readers
 .import_libraries) instead of pyarrow's default, mimalloc. This checks that choice: one client
 path (default: pandas `vectorized` over 2 TCP connections) end to end against a fresh QuestDB,
 warmed up, then --repeats rounds that run it once per pool in turn, each through the workflow's

@@ -36,7 +36,7 @@ from pathlib import Path
 from _bench import TABLE, bench_parser, dataset_and_server
 from questdb import Sender
 
-from ingestbench.ingest.methods import Job, dataframe_into, read_whole
+from ingestbench.ingest.methods import cpu_job, dataframe_into, read_whole
 from ingestbench.ingest.runner import run_repeat
 from ingestbench.server.process import QuestDB
 from ingestbench.server.table import recreate_table, wait_visible
@@ -56,7 +56,7 @@ def workflow_send_rate(
     qdb: QuestDB, path: Path, method: str, rows: int, version: int
 ) -> tuple[float, float]:
     """(rows/s of the send phase, server CPU-s per 1M rows) of one repeat of a workflow method."""
-    job = Job(
+    job = cpu_job(
         qdb,
         TABLE,
         Variant("pandas", method, "parquet", "http"),
@@ -74,14 +74,14 @@ def ilp_file_send_rate(
 ) -> tuple[float, float]:
     """(rows/s of the send phase, server CPU-s per 1M rows) of one repeat of `ilp_file`."""
     variant = parse_variant_name(f"none-ilp_file-ilp-{transport}-w{connections}")
-    result = run_repeat(Job(qdb, TABLE, variant, path, rows, field_type="double"), 1)
+    result = run_repeat(cpu_job(qdb, TABLE, variant, path, rows, field_type="double"), 1)
     return rows / result["phases"]["send"], (result["server_cpu_s"] or 0.0) * 1e6 / rows
 
 
 def serialized_buffers(qdb: QuestDB, path: Path, transport: str, rows: int, version: int) -> list:
     """The file's rows as ILP buffers of AUTO_FLUSH_ROWS rows each."""
     variant = Variant("pandas", "dataframe", "parquet", transport)
-    job = Job(qdb, TABLE, variant, path, rows, version, field_type="double")
+    job = cpu_job(qdb, TABLE, variant, path, rows, version, field_type="double")
     frame = read_whole(job)
     with Sender.from_conf(job.conf()) as sender:
         buffers = []

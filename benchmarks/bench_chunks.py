@@ -15,7 +15,7 @@ import statistics
 
 from _bench import TABLE, bench_parser, dataset_and_server, interleaved
 
-from ingestbench.ingest.methods import Job
+from ingestbench.ingest.methods import cpu_job
 from ingestbench.variants import parse_variant_name
 
 MIB = 2**20
@@ -33,7 +33,7 @@ def main() -> None:
     variants.append(dataclasses.replace(base, chunk_rows=None))  # whole-file mode, for scale
 
     with dataset_and_server(args.scale, args.epochs, (base.format,)) as (params, paths, qdb, cfg):
-        jobs = [Job(qdb, TABLE, v, paths[v.format], params.rows, cfg["ilp_protocol_version"],
+        jobs = [cpu_job(qdb, TABLE, v, paths[v.format], params.rows, cfg["ilp_protocol_version"],
                     field_type=params.field_type) for v in variants]  # fmt: skip
         results = interleaved(jobs, args.repeats, cfg["warmup_rows"])
 

@@ -6,11 +6,11 @@ the client takes, then each chunk is serialized into one reused buffer by the qu
 `dataframe()` as the workflow calls it (the configured ILP protocol version). Serializing is
 also timed for the 10 tag columns alone and the 10 fields alone (each with the timestamp), so
 the share of symbols and of doubles shows. The `vectorized` method's steps follow: the chunks as
-Arrow record batches, and its column-by-column encoder (ingestbench.ingest.encoder, in the pieces
-it sends over TCP), which writes the same bytes. CPU is this process's user + system time, the
-best of --repeats; sending (the kernel's TCP stack) is not included: the `ilp_file` variant's
-client CPU is that floor. Both field types run (TSBS's own integers with `--field-types long`),
-each on its own generated dataset.
+Arrow record batches, and its column-by-column encoder (ingestbench.ingest.frames.encoder, in
+the pieces it sends over TCP), which writes the same bytes. CPU is this process's user + system
+time, the best of --repeats; sending (the kernel's TCP stack) is not included: the `ilp_file`
+variant's client CPU is that floor. Both field types run (TSBS's own integers with
+`--field-types long`), each on its own generated dataset.
 
 Then the same paths end to end, as the workflow runs them (from the Parquet file to every row
 visible, against a fresh QuestDB, warmed up, interleaved round-robin with the `ilp_file` wire
@@ -30,10 +30,11 @@ from pathlib import Path
 from _bench import REPO, TABLE, bench_parser, dataset_and_server, interleaved, medians
 from findings import findings_file
 
+from ingestbench.arrow import to_pandas
 from ingestbench.config import load_config
-from ingestbench.ingest.methods import Job
+from ingestbench.ingest.frames.readers import import_libraries, iter_frames
+from ingestbench.ingest.methods import cpu_job
 from ingestbench.ingest.methods.base import cpu_seconds
-from ingestbench.ingest.readers import import_libraries, iter_frames, to_pandas
 from ingestbench.tsbs import DatasetParams, generate
 from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP
 from ingestbench.variants import READ_CHUNK_ROWS, parse_variant_name
@@ -70,7 +71,7 @@ def serialize(chunks: list, columns: list[str], version: int) -> tuple[float, in
 def vectorized(path: Path, library: str, rows: int) -> tuple[float, float, int]:
     """(CPU seconds to read the chunks as Arrow batches, to encode them, bytes) of the vectorized
     method's steps (polars frames go to Arrow directly), the encoder reused as a worker does."""
-    from ingestbench.ingest.encoder import IlpEncoder, as_record_batch
+    from ingestbench.ingest.frames.encoder import IlpEncoder, as_record_batch
     from ingestbench.ingest.methods.vectorized import pieces
 
     c0 = cpu_seconds()
@@ -115,7 +116,7 @@ def end_to_end(a, field_type: str) -> list[dict]:
     with dataset_and_server(a.scale, a.epochs, ("parquet", "ilp"), field_type) as (
         params, paths, qdb, config,
     ):  # fmt: skip
-        jobs = [Job(qdb, TABLE, v, paths[v.format], params.rows, config["ilp_protocol_version"],
+        jobs = [cpu_job(qdb, TABLE, v, paths[v.format], params.rows, config["ilp_protocol_version"],
                     field_type=params.field_type)
                 for v in map(parse_variant_name, END_TO_END)]  # fmt: skip
         results = interleaved(jobs, a.e2e_repeats, config["warmup_rows"])

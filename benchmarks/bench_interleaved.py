@@ -15,8 +15,8 @@ import statistics
 
 from _bench import TABLE, bench_parser, dataset_and_server, interleaved
 
-from ingestbench.ingest.job import rows_to_ingest
-from ingestbench.ingest.methods import Job
+from ingestbench.ingest.methods import Job, cpu_job
+from ingestbench.ingest.parts import rows_to_ingest
 from ingestbench.variants import parse_variant_name
 
 
@@ -35,8 +35,9 @@ def main(variants: list[str] | None = None, repeats: int = 5) -> None:
     formats = tuple(sorted({v.format for v in variants}))
     with dataset_and_server(args.scale, args.epochs, formats) as (params, paths, qdb, config):
         jobs = [
-            Job(qdb, TABLE, v, paths[v.format], rows_to_ingest(v, params.rows, config["rows_cap"]),
-                config["ilp_protocol_version"], field_type=params.field_type)
+            cpu_job(qdb, TABLE, v, paths[v.format],
+                    rows_to_ingest(v, params.rows, config["rows_cap"]),
+                    config["ilp_protocol_version"], field_type=params.field_type)
             for v in variants
         ]  # fmt: skip
         results = interleaved(jobs, args.repeats, config["warmup_rows"])

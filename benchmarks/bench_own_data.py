@@ -20,8 +20,8 @@ from pathlib import Path
 
 from _bench import TABLE, dataset_and_server, warm_up_each
 
-from ingestbench.ingest.job import job_parts
-from ingestbench.ingest.methods import Job
+from ingestbench.ingest.methods import Job, cpu_job
+from ingestbench.ingest.parts import job_parts
 from ingestbench.ingest.runner import run_repeat
 from ingestbench.own.dataset import OwnDataset
 from ingestbench.own.example import write_example
@@ -52,13 +52,12 @@ def main() -> None:
             entry |= {"symbols": ["venue", "instrument", "side"], "csv": {"delimiter": ";",
                       "null_values": ["NA"]}}  # fmt: skip
         manifest = write_own_manifest(OwnDataset.from_config(entry), Path(tmp) / "m.json")
-        parts = job_parts(variant, manifest, own_file, None)
+        parts = job_parts(variant, manifest, own_file, TABLE, None)
         protocol = config["ilp_protocol_version"]
         jobs = {  # an own table's columns come with its parts: field_type is TSBS's only
-            "TSBS cpu": Job(qdb, TABLE, variant, paths[variant.format], params.rows, protocol,
-                            field_type=params.field_type),
-            "own: trades": Job(qdb, "unused", variant, own_file, parts[0].rows, protocol,
-                               parts=parts, field_type=params.field_type),
+            "TSBS cpu": cpu_job(qdb, TABLE, variant, paths[variant.format], params.rows, protocol,
+                                field_type=params.field_type),
+            "own: trades": Job(qdb, variant, own_file, parts, protocol),
         }  # fmt: skip
         warm_up_each(list(jobs.values()), config["warmup_rows"])
         by_data: dict[str, list] = {name: [] for name in jobs}

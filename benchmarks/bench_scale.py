@@ -43,16 +43,16 @@ from findings import findings_file
 
 from ingestbench.config import QuestDBSettings, load_config
 from ingestbench.disk import Need, check_needs, files_bytes
+from ingestbench.duckdb_sql import duckdb_limits
 from ingestbench.errors import UserError
 from ingestbench.files import atomic_path
-from ingestbench.ingest.methods import Job
-from ingestbench.ingest.readers import import_libraries
+from ingestbench.ingest.frames.readers import import_libraries
+from ingestbench.ingest.methods import cpu_job
 from ingestbench.ingest.runner import PeakRss, run_repeat
 from ingestbench.results.records import SCHEMA_VERSION
 from ingestbench.server.configured import questdb_server
 from ingestbench.tsbs import DatasetParams, generate
 from ingestbench.validate import expected_aggregates, export_table, questdb_aggregates, validate_run
-from ingestbench.validate.sql import duckdb_limits
 from ingestbench.variants import parse_variant_name
 
 DEFAULT_VARIANTS = [
@@ -93,7 +93,7 @@ def measure(qdb, path: Path, name: str, rows: int, version: int) -> dict | None:
         print(f"  {name}: not a variant this checkout knows; skipped", flush=True)
         return None
     import_libraries(variant.library)  # start-up cost, outside every figure
-    job = Job(qdb, TABLE, variant, path, rows, version, field_type="double")
+    job = cpu_job(qdb, TABLE, variant, path, rows, version, field_type="double")
     r = run_repeat(job, 1)
     p, server_cpu = r["phases"], r.get("server_cpu_s")  # None for an external server
     return {
@@ -123,7 +123,7 @@ def warm_up_server(qdb, path: Path, names: list[str], rows: int, version: int,
     print(f"warming the server up: {min(warmup_rows, rows):,} rows with each of "
           f"{len(variants)} variants, untimed", flush=True)  # fmt: skip
     warm_up_each(
-        [Job(qdb, TABLE, v, path, rows, version, field_type="double") for v in variants],
+        [cpu_job(qdb, TABLE, v, path, rows, version, field_type="double") for v in variants],
         warmup_rows,
     )
 

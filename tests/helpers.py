@@ -26,6 +26,12 @@ QUESTDB_VERSION: str = yaml.safe_load(SCHEMA_PATH.read_text())["properties"]["qu
     "properties"
 ]["version"]["default"]
 
+
+def cpu_aggregates(aggregates: dict[str, Any]) -> dict[str, Any]:
+    """The aggregates file of a cpu dataset or run: its one table's aggregates under its name."""
+    return {"tables": {"cpu": aggregates}}
+
+
 __all__ = [
     "FIXTURE_RESULTS",
     "QUESTDB_VERSION",
@@ -33,6 +39,7 @@ __all__ = [
     "STARTUP_S",
     "TESTS",
     "TEST_CONFIG",
+    "cpu_aggregates",
     "snakemake_command",
     "with_own_data",
     "tiny_variants",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ingestbench.ingest.dedup import DedupError, replay_check
-from ingestbench.ingest.methods import Job
+from ingestbench.ingest.methods import Job, cpu_job
 from ingestbench.ingest.runner import run_variant
 from ingestbench.variants import parse_variant_name
 
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.server
 def _job(questdb, tiny_dataset, table: str, dedup: bool) -> Job:
     variant = parse_variant_name("pandas-dataframe-parquet-tcp")
     rows = tiny_dataset["manifest"]["rows"]
-    return Job(
+    return cpu_job(
         questdb, table, variant, tiny_dataset["parquet"], rows, 2, dedup=dedup, field_type="double"
     )
 

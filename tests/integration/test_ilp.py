@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ingestbench.ingest.methods import Job, ilp_file
+from ingestbench.ingest.methods import cpu_job, ilp_file
 from ingestbench.ingest.methods.ilp_file import IlpFileError, line_blocks
 from ingestbench.ingest.runner import run_variant
 from ingestbench.server.process import QuestDB
@@ -25,6 +25,7 @@ from ingestbench.validate import (
     validate_run,
 )
 from ingestbench.variants import parse_variant_name
+from tests.helpers import cpu_aggregates
 
 # A line as TSBS's serializer writes it: "cpu,hostname=host_0,... usage_guest=38i"
 
@@ -117,10 +118,11 @@ def test_a_last_line_without_newline_still_ends(tmp_path):
 
 
 def _validated(qdb: QuestDB, table: str, dataset, doc, tmp_path: Path) -> dict:
-    export = tmp_path / f"{table}.parquet"
-    export_table(qdb, table, export)
-    return validate_run(doc, dataset["parquet"], expected_aggregates(dataset["parquet"]),
-                        questdb_aggregates(qdb, table), export)  # fmt: skip
+    export = tmp_path / table  # a directory of each table's export
+    export_table(qdb, table, export / "cpu")
+    expected = cpu_aggregates(expected_aggregates(dataset["parquet"]))
+    return validate_run(doc, dataset["parquet"], expected,
+                        cpu_aggregates(questdb_aggregates(qdb, table)), export)  # fmt: skip
 
 
 @pytest.mark.parametrize("transport", ["tcp", "http"])
@@ -132,7 +134,7 @@ def test_ilp_file_lands_every_row(questdb, dataset, tmp_path, monkeypatch, trans
     assert variant.workers == connections
     table = "cpu"  # the lines name it: the file is sent as it is
     rows = dataset["params"].rows
-    job = Job(
+    job = cpu_job(
         questdb, table, variant, dataset["ilp"], rows, 2, field_type=dataset["params"].field_type
     )
     doc = run_variant(job, {"name": dataset["params"].name, "rows": rows}, 2)
@@ -148,7 +150,7 @@ def test_ilp_file_lands_every_row(questdb, dataset, tmp_path, monkeypatch, trans
 def test_ilp_file_warms_up_from_the_datasets_parquet(questdb, dataset, tmp_path):
     variant = parse_variant_name("none-ilp_file-ilp-tcp-w2")
     rows = dataset["params"].rows
-    job = Job(
+    job = cpu_job(
         questdb, "cpu", variant, dataset["ilp"], rows, 2, field_type=dataset["params"].field_type
     )
     doc = run_variant(job, {"name": dataset["params"].name, "rows": rows}, 1, warmup_rows=500)
@@ -159,7 +161,7 @@ def test_ilp_file_warms_up_from_the_datasets_parquet(questdb, dataset, tmp_path)
 
 
 def test_http_reports_the_servers_sentence(questdb, dataset):
-    job = Job(
+    job = cpu_job(
         questdb,
         "cpu",
         parse_variant_name("none-ilp_file-ilp-http-w2"),
@@ -184,14 +186,14 @@ def test_http_reports_the_servers_sentence(questdb, dataset):
 
 
 def test_a_missing_file_is_one_sentence(questdb, tmp_path):
-    job = Job(questdb, "cpu", parse_variant_name("none-ilp_file-ilp-tcp-w1"),
+    job = cpu_job(questdb, "cpu", parse_variant_name("none-ilp_file-ilp-tcp-w1"),
               tmp_path / "absent.ilp", 10, 2, field_type="double")  # fmt: skip
     with pytest.raises(Exception, match="does not exist; run the generate rule first"):
         run_variant(job, {"name": "tiny", "rows": 2000}, 1)
 
 
 def test_a_table_other_than_the_files_is_one_sentence(questdb, dataset):
-    job = Job(
+    job = cpu_job(
         questdb,
         "t_other",
         parse_variant_name("none-ilp_file-ilp-tcp-w1"),

@@ -17,7 +17,7 @@ from ingestbench.config import Settings, validate_config
 from ingestbench.errors import UserError
 from ingestbench.ingest import runner
 from ingestbench.ingest.job import IngestFiles, ingest_job
-from ingestbench.ingest.methods import Job
+from ingestbench.ingest.methods import Job, cpu_job
 from ingestbench.ingest.runner import run_variant
 from ingestbench.ingest.timing import whole_file_end_to_end
 from ingestbench.results.records import SCHEMA_VERSION
@@ -54,7 +54,7 @@ EVERY_METHOD = [
 def _job(qdb: QuestDB, tiny_dataset, name: str, table: str, rows: int | None = None) -> Job:
     variant = parse_variant_name(name)
     n = rows or tiny_dataset["manifest"]["rows"]
-    return Job(qdb, table, variant, tiny_dataset[variant.format], n, 2, field_type="double")
+    return cpu_job(qdb, table, variant, tiny_dataset[variant.format], n, 2, field_type="double")
 
 
 @pytest.mark.parametrize("name", EVERY_METHOD)
@@ -145,8 +145,10 @@ def test_ingest_job_writes_run_actual_and_export(questdb_jar, tiny_dataset, tmp_
     assert run.schema_version == SCHEMA_VERSION and run.rows == 2000
     assert run.dataset.name == tiny_dataset["params"].name
     assert run.server["version"].startswith(f"Build Information: QuestDB {QUESTDB_VERSION}")
-    assert json.loads(files.actual.read_text())["aggregates"]["row_count"] == 2000
-    assert [p.name for p in files.export.iterdir()] == ["part-00000.parquet"]  # in pieces
+    assert run.table_rows == {"cpu": 2000}  # keyed by the dataset's table
+    assert json.loads(files.actual.read_text())["tables"]["cpu"]["row_count"] == 2000
+    # a directory per table, each in pieces
+    assert [p.name for p in (files.export / "cpu").iterdir()] == ["part-00000.parquet"]
 
 
 def test_an_unreachable_server_is_one_sentence_and_no_run_file(tiny_dataset, tmp_path):
@@ -190,7 +192,7 @@ def test_a_truncated_input_file_is_one_sentence(questdb, tiny_dataset, tmp_path,
     data = tiny_dataset[fmt].read_bytes()
     broken.write_bytes(data[: len(data) // 2] if fmt == "parquet" else data[:50])
     variant = parse_variant_name(f"pandas-dataframe-{fmt}-http")
-    job = Job(questdb, "t_broken", variant, broken, 2000, 2, field_type="double")
+    job = cpu_job(questdb, "t_broken", variant, broken, 2000, 2, field_type="double")
     with pytest.raises(UserError, match="corrupted or truncated|lacks the column"):
         run_variant(job, {"name": "tiny", "rows": 2000}, repeats=1)
 

@@ -9,8 +9,8 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from ingestbench.ingest.job import job_parts
 from ingestbench.ingest.methods import Job
+from ingestbench.ingest.parts import job_parts
 from ingestbench.ingest.runner import run_variant
 from ingestbench.tsbs import DatasetParams, generate
 from ingestbench.tsbs.columns import IOT_TABLES, table_file
@@ -51,7 +51,7 @@ def iot_dataset(tmp_path_factory):
     params = DatasetParams(scale=20, epochs=80, seed=11, use_case="iot")  # few trucks: late rows
     manifest = generate(params, out, formats=("parquet", "csv", "ilp"), progress=False)
     expected = out / "expected.json"
-    write_expected(out / f"{params.name}.parquet", expected, params.name)
+    write_expected(out / f"{params.name}.parquet", expected, params.name, manifest)
     return {"dir": out, "params": params, "manifest": manifest, "expected": expected}
 
 
@@ -74,7 +74,7 @@ def test_every_method_lands_both_iot_tables_row_for_row(questdb, iot_dataset, na
     variant = parse_variant_name(name)
     manifest, params = iot_dataset["manifest"], iot_dataset["params"]
     data = iot_dataset["dir"] / f"{params.name}.{variant.format}"
-    parts = job_parts(variant, manifest, data, rows_cap=500)
+    parts = job_parts(variant, manifest, data, "cpu", rows_cap=500)
     # Tables of their own per test (the session's server is shared); the ILP text names its
     # tables itself.
     suffix = "" if variant.method == "ilp_file" else "_" + name.replace("-", "_")
@@ -82,19 +82,9 @@ def test_every_method_lands_both_iot_tables_row_for_row(questdb, iot_dataset, na
         dataclasses.replace(p, spec=dataclasses.replace(p.spec, table=p.spec.table + suffix))
         for p in parts
     )
-    job = Job(
-        questdb,
-        "unused",
-        variant,
-        data,
-        sum(p.rows for p in parts),
-        2,
-        parts=parts,
-        field_type="double",
-    )
+    job = Job(questdb, variant, data, parts, 2)
     dataset = {"name": params.name, "rows": manifest["rows"], "use_case": "iot"}
     doc = run_variant(job, dataset, repeats=1, warmup_rows=0)
-    doc["table_rows"] = {p.spec.table.removesuffix(suffix): p.rows for p in parts}
     actual = {"tables": {}}
     for part in parts:
         plain = part.spec.table.removesuffix(suffix)
@@ -122,18 +112,9 @@ def test_a_changed_null_fails_the_iot_validation(questdb, iot_dataset, tmp_path)
     data = iot_dataset["dir"] / f"{params.name}.parquet"
     parts = tuple(
         dataclasses.replace(p, spec=dataclasses.replace(p.spec, table=f"{p.spec.table}_nullcheck"))
-        for p in job_parts(variant, manifest, data, rows_cap=None)
+        for p in job_parts(variant, manifest, data, "cpu", rows_cap=None)
     )
-    job = Job(
-        questdb,
-        "unused",
-        variant,
-        data,
-        sum(p.rows for p in parts),
-        2,
-        parts=parts,
-        field_type="double",
-    )
+    job = Job(questdb, variant, data, parts, 2)
     doc = run_variant(
         job,
         {"name": params.name, "rows": manifest["rows"], "use_case": "iot"},

@@ -8,8 +8,9 @@ import pytest
 
 from ingestbench.config import Settings, validate_config
 from ingestbench.errors import UserError
-from ingestbench.ingest.job import IngestFiles, ingest_job, rows_to_ingest
-from ingestbench.ingest.methods import Job
+from ingestbench.ingest.job import IngestFiles, ingest_job
+from ingestbench.ingest.methods import cpu_job
+from ingestbench.ingest.parts import rows_to_ingest
 from ingestbench.ingest.runner import run_variant
 from ingestbench.ingest.warmup import warmup_method
 from ingestbench.validate import (
@@ -19,6 +20,7 @@ from ingestbench.validate import (
     validate_run,
 )
 from ingestbench.variants import parse_variant_name
+from tests.helpers import cpu_aggregates
 
 
 def _config(**over):
@@ -30,17 +32,17 @@ def _config(**over):
 
 def _validated(qdb, table: str, doc: dict, tiny_dataset, tmp_path) -> dict:
     """Validate the table row for row against the dataset with DuckDB, as the workflow does."""
-    export = tmp_path / f"{table}.parquet"
-    export_table(qdb, table, export)
-    expected = expected_aggregates(tiny_dataset["parquet"])
+    export = tmp_path / table  # a directory of each table's export
+    export_table(qdb, table, export / "cpu")
+    expected = cpu_aggregates(expected_aggregates(tiny_dataset["parquet"]))
     return validate_run(doc, tiny_dataset["parquet"], expected,
-                        questdb_aggregates(qdb, table), export)  # fmt: skip
+                        cpu_aggregates(questdb_aggregates(qdb, table)), export)  # fmt: skip
 
 
 def _run(qdb, tiny_dataset, name: str, rows: int = 2000, warmup_rows: int = 0) -> tuple[str, dict]:
     variant = parse_variant_name(name)
     table = "t_seed_" + name.replace("-", "_")
-    job = Job(qdb, table, variant, tiny_dataset[variant.format], rows, 2, field_type="double")
+    job = cpu_job(qdb, table, variant, tiny_dataset[variant.format], rows, 2, field_type="double")
     dataset = {"name": tiny_dataset["params"].name, "rows": 2000}
     return table, run_variant(job, dataset, repeats=2, warmup_rows=warmup_rows)
 
@@ -104,7 +106,7 @@ def test_ingest_job_passes_the_configured_warm_up(questdb, tiny_dataset, tmp_pat
 
 def test_without_a_warm_up_the_first_repeat_is_cold(questdb, tiny_dataset):
     variant = parse_variant_name("pandas-dataframe-parquet-http")
-    job = Job(
+    job = cpu_job(
         questdb, "t_no_warmup", variant, tiny_dataset["parquet"], 2000, 2, field_type="double"
     )
     doc = run_variant(job, {"name": "tiny", "rows": 2000}, repeats=2, warmup_rows=0)

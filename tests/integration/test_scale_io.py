@@ -14,10 +14,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from ingestbench import disk
-from ingestbench.ingest.methods import Job, SendError
+from ingestbench.ingest.methods import Job, SendError, cpu_job
 from ingestbench.ingest.runner import run_repeat
 from ingestbench.results.records import SCHEMA_VERSION
-from ingestbench.server.process import embedded_server
+from ingestbench.server.process import QuestDB, embedded_server
 from ingestbench.server.table import wait_visible
 from ingestbench.server.uploads import placed_in
 from ingestbench.validate import (
@@ -28,7 +28,7 @@ from ingestbench.validate import (
     validate_run,
 )
 from ingestbench.variants import parse_variant_name
-from tests.helpers import REPO, STARTUP_S, snakemake_command
+from tests.helpers import REPO, STARTUP_S, cpu_aggregates, snakemake_command
 
 GB = 10**9
 
@@ -152,8 +152,9 @@ def test_an_upload_is_streamed_in_big_reads_with_its_length(tmp_path, monkeypatc
     server = http.server.HTTPServer(("127.0.0.1", 0), Recorder)
     threading.Thread(target=server.handle_request, daemon=True).start()
     try:
-        url = f"http://127.0.0.1:{server.server_port}/imp"
-        response = server_files.upload_multipart(url, {"name": "t"}, {"schema": "[]"}, "data", data)
+        qdb = QuestDB("127.0.0.1", server.server_port, 9009)  # its request: as server_csv's
+        response = server_files.upload_multipart(qdb.request, "/imp", {"name": "t"},
+                                                 {"schema": "[]"}, "data", data)  # fmt: skip
     finally:
         server.server_close()
     assert response.status_code == 200
@@ -171,22 +172,23 @@ def test_an_upload_is_streamed_in_big_reads_with_its_length(tmp_path, monkeypatc
 def _run_document(variant, rows: int) -> dict:
     """A run document as the ingest job writes it, without repeats (validation reads no more)."""
     return {"schema_version": SCHEMA_VERSION, "dataset": {"name": "tiny", "rows": rows},
-            "variant": variant.to_dict(), "rows": rows, "repeats": []}  # fmt: skip
+            "variant": variant.to_dict(), "rows": rows, "table_rows": {"cpu": rows},
+            "repeats": []}  # fmt: skip
 
 
 def _ingest_and_validate(qdb, tiny_dataset, name, table, tmp_path, piece_rows=None):
     variant = parse_variant_name(name)
     rows = tiny_dataset["manifest"]["rows"]
-    job = Job(qdb, table, variant, tiny_dataset[variant.format], rows, 2, field_type="double")
+    job = cpu_job(qdb, table, variant, tiny_dataset[variant.format], rows, 2, field_type="double")
     run_repeat(job, 0)
     wait_visible(qdb, table, rows)
-    export = tmp_path / f"{table}-export"
-    export_table(qdb, table, export, piece_rows=piece_rows)
+    export = tmp_path / f"{table}-export"  # a directory of each table's export
+    export_table(qdb, table, export / "cpu", piece_rows=piece_rows)
     run = _run_document(variant, rows)
-    expected = expected_aggregates(tiny_dataset["parquet"])
-    result = validate_run(run, tiny_dataset["parquet"], expected, questdb_aggregates(qdb, table),
-                          export)  # fmt: skip
-    return result, export
+    expected = cpu_aggregates(expected_aggregates(tiny_dataset["parquet"]))
+    result = validate_run(run, tiny_dataset["parquet"], expected,
+                          cpu_aggregates(questdb_aggregates(qdb, table)), export)  # fmt: skip
+    return result, export / "cpu"
 
 
 @pytest.mark.parametrize(
@@ -211,7 +213,9 @@ def test_a_copy_of_a_damaged_csv_is_one_sentence_and_leaves_the_file_in_place(
     lines[500] = ",".join(cells)
     damaged.write_text("".join(lines))
     variant = parse_variant_name("none-server_copy-csv-http")
-    job = Job(questdb, "t_copy_damaged", variant, damaged, len(lines) - 1, 2, field_type="double")
+    job = cpu_job(
+        questdb, "t_copy_damaged", variant, damaged, len(lines) - 1, 2, field_type="double"
+    )
     with pytest.raises(SendError, match=r"COPY of .*\.csv ended failed \(.*\); check that the"):
         run_repeat(job, 0)
     assert damaged.exists() and not (Path(questdb.copy_root) / damaged.name).exists()
@@ -237,10 +241,10 @@ def test_a_damaged_table_fails_the_row_check_through_the_pieces(questdb, tiny_da
     questdb.sql("UPDATE t_dmg SET usage_user = usage_user + 1 WHERE hostname = 'host_3'")
     questdb.sql("SELECT wait_wal_table('t_dmg')")
     export = tmp_path / "dmg-export"
-    export_table(questdb, "t_dmg", export, piece_rows=500)
+    export_table(questdb, "t_dmg", export / "cpu", piece_rows=500)
     run = _run_document(parse_variant_name("pandas-dataframe-parquet-http"), 2000)
-    expected = expected_aggregates(tiny_dataset["parquet"])
-    actual = questdb_aggregates(questdb, "t_dmg")
+    expected = cpu_aggregates(expected_aggregates(tiny_dataset["parquet"]))
+    actual = cpu_aggregates(questdb_aggregates(questdb, "t_dmg"))
     result = validate_run(run, tiny_dataset["parquet"], expected, actual, export)
     assert "row_level" in result["failed_checks"]
     assert result["differing_rows"] == {"missing": 50, "unexpected": 50}  # 50 epochs of host_3
@@ -253,12 +257,12 @@ def test_validation_runs_under_a_memory_limit_and_cleans_its_spill(questdb, tiny
     files = {k: tmp_path / f"{k}.json" for k in ("run", "actual", "expected")}
     run = _run_document(parse_variant_name("polars-dataframe-csv-tcp"), 2000)
     files["run"].write_text(json.dumps(run))
-    files["actual"].write_text(json.dumps({"aggregates": questdb_aggregates(questdb, "t_mem")}))
+    files["actual"].write_text(json.dumps(cpu_aggregates(questdb_aggregates(questdb, "t_mem"))))
     files["expected"].write_text(
-        json.dumps({"aggregates": expected_aggregates(tiny_dataset["parquet"])})
+        json.dumps(cpu_aggregates(expected_aggregates(tiny_dataset["parquet"])))
     )
     spill_root = tmp_path / "results" / "tmp" / "duckdb"
-    result = validate_files(**files, export=export, parquet=tiny_dataset["parquet"],
+    result = validate_files(**files, export=export.parent, parquet=tiny_dataset["parquet"],
                             output=tmp_path / "out.json", spill_root=spill_root,
                             validation={"memory_limit": "64MB"})  # fmt: skip
     assert result["passed"], result["failed_checks"]
@@ -307,16 +311,7 @@ def test_a_copy_while_another_runs_waits_for_it(questdb, tiny_dataset, tmp_path)
     variant = parse_variant_name("none-server_copy-csv-http")
     parts = [TablePart(cpu_spec("double", f"t_copy_{i}"), tiny_dataset["csv"], 2000)
              for i in range(4)]  # fmt: skip
-    job = Job(
-        questdb,
-        "unused",
-        variant,
-        tiny_dataset["csv"],
-        8000,
-        2,
-        parts=tuple(parts),
-        field_type="double",
-    )
+    job = Job(questdb, variant, tiny_dataset["csv"], tuple(parts), 2)
 
     def copy(part: TablePart) -> None:
         recreate_table(questdb, part.spec)

@@ -8,11 +8,12 @@ import multiprocessing as mp
 
 import pytest
 
+from ingestbench.arrow import to_pandas
 from ingestbench.config import Settings, validate_config
 from ingestbench.errors import UserError
+from ingestbench.ingest.frames.readers import iter_frames
 from ingestbench.ingest.job import IngestFiles, ingest_job
-from ingestbench.ingest.methods import Job
-from ingestbench.ingest.readers import iter_frames, to_pandas
+from ingestbench.ingest.methods import cpu_job
 from ingestbench.ingest.runner import run_variant
 from ingestbench.validate import (
     expected_aggregates,
@@ -26,6 +27,7 @@ from ingestbench.variants import (
     ROW_LOOP_METHODS,
     parse_variant_name,
 )
+from tests.helpers import cpu_aggregates
 
 CHUNK = 333  # does not divide the tiny dataset's 2,000 rows
 SUFFIX = {"threads": "-w2", "processes": "-w3", "batches": "-b250", "vectorized": "-w2"}
@@ -49,13 +51,14 @@ def test_a_streamed_run_lands_every_row_in_order(questdb, tiny_dataset, expected
     variant = parse_variant_name(name)
     table = "s_" + name.replace("-", "_")
     rows = 1234 if variant.method in ROW_LOOP_METHODS else 2000  # the row loop's cap, mid-chunk
-    job = Job(questdb, table, variant, tiny_dataset[variant.format], rows, 2, field_type="double")
-    run = run_variant(job, {"name": "tiny", "rows": 2000}, repeats=1)
-    export = tmp_path / "export.parquet"
-    export_table(questdb, table, export)
-    result = validate_run(
-        run, tiny_dataset["parquet"], expected, questdb_aggregates(questdb, table), export
+    job = cpu_job(
+        questdb, table, variant, tiny_dataset[variant.format], rows, 2, field_type="double"
     )
+    run = run_variant(job, {"name": "tiny", "rows": 2000}, repeats=1)
+    export = tmp_path / "export"  # a directory of each table's export
+    export_table(questdb, table, export / "cpu")
+    result = validate_run(run, tiny_dataset["parquet"], cpu_aggregates(expected),
+                          cpu_aggregates(questdb_aggregates(questdb, table)), export)  # fmt: skip
     assert result["passed"], result["failed_checks"]
     assert run["variant"]["chunk_rows"] == CHUNK
     # The separate serialize pass covers every row, chunk by chunk: ~450 B/row of ILP.
@@ -73,7 +76,7 @@ def test_chunks_keep_categorical_tags_and_utc_time(tiny_dataset, library, fmt):
 
 
 def test_a_small_csv_block_cuts_lines_and_loses_none(tiny_dataset, monkeypatch):
-    from ingestbench.ingest import readers
+    from ingestbench.ingest.frames import readers
 
     monkeypatch.setattr(readers, "CSV_BLOCK_BYTES", 1000)  # about 4 lines: most blocks end mid-line
     whole = readers.read_frame(tiny_dataset["csv"], "pandas", "csv")
@@ -129,7 +132,7 @@ def test_a_broken_file_fails_mid_stream_in_one_sentence_and_writes_no_run_file(
 
 
 def test_a_processes_run_leaves_no_worker_behind(questdb, tiny_dataset):
-    job = Job(questdb, "s_workers", parse_variant_name("polars-processes-parquet-http-w2-c333"),
+    job = cpu_job(questdb, "s_workers", parse_variant_name("polars-processes-parquet-http-w2-c333"),
               tiny_dataset["parquet"], 2000, 2, field_type="double")  # fmt: skip
     run_variant(job, {"name": "tiny", "rows": 2000}, repeats=2)
     assert not mp.active_children()

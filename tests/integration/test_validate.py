@@ -27,6 +27,7 @@ from ingestbench.validate import (
     validate_files,
     validate_run,
 )
+from tests.helpers import cpu_aggregates
 
 VARIANT = {"name": "pandas-dataframe-parquet-http", "library": "pandas", "method": "dataframe",
            "format": "parquet", "transport": "http", "workers": 1, "batch_rows": None}  # fmt: skip
@@ -51,7 +52,7 @@ def _ingest(qdb, df: pd.DataFrame) -> str:
 
 def _run(rows: int) -> dict:
     return {"schema_version": 1, "dataset": {"name": "tiny", "rows": 2000}, "variant": VARIANT,
-            "rows": rows, "repeats": []}  # fmt: skip
+            "rows": rows, "table_rows": {"cpu": rows}, "repeats": []}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -86,11 +87,12 @@ def _copy(qdb, base: str, *statements: str, rows: int) -> str:
 
 
 def _validate(qdb, table, source, expected, tmp_path, rows=None, **kw):
-    export = tmp_path / f"{table}.parquet"
-    export_table(qdb, table, export)
+    export = tmp_path / table  # a directory of each table's export, as the ingest job writes
+    export_table(qdb, table, export / "cpu")
     actual = questdb_aggregates(qdb, table)
     n = expected["row_count"] if rows is None else rows
-    return validate_run(_run(n), source, expected, actual, export, 1e-9, 5, **kw)
+    return validate_run(_run(n), source, cpu_aggregates(expected), cpu_aggregates(actual), export,
+                        1e-9, 5, **kw)  # fmt: skip
 
 
 def _failed(result) -> set[str]:
@@ -112,7 +114,7 @@ def test_expected_aggregates_of_tiny_dataset(expected, source_df):
 
 
 def test_correct_ingestion_passes(questdb, base_table, source, expected, tmp_path):
-    export = tmp_path / "export.parquet"
+    export = tmp_path / "export" / "cpu"
     export_table(questdb, base_table, export)
     # What QuestDB 9.3.4 exports: strings, doubles and microseconds in UTC.
     schema = pq.read_schema(export)
@@ -128,7 +130,8 @@ def test_correct_ingestion_passes(questdb, base_table, source, expected, tmp_pat
     assert {k: v for k, v in actual.items() if k != "fields"} == {
         k: v for k, v in expected.items() if k != "fields"
     }
-    result = validate_run(_run(2000), source, expected, actual, export, 1e-9, 5)
+    result = validate_run(_run(2000), source, cpu_aggregates(expected), cpu_aggregates(actual),
+                          export.parent, 1e-9, 5)  # fmt: skip
     assert result["passed"], _failed(result)
     assert result["differing_rows"] == {"missing": 0, "unexpected": 0}
     assert result["dataset"] == "tiny" and result["variant"] == VARIANT
@@ -222,7 +225,7 @@ def test_microseconds_read_as_nanoseconds(questdb, base_table, source, expected,
 def test_export_timestamp_unit_and_zone_do_not_matter(questdb, base_table, source, expected,
                                                       tmp_path):  # fmt: skip
     """The row-level comparison compares instants: ns or us, UTC or another zone, all the same."""
-    export = tmp_path / "export.parquet"
+    export = tmp_path / "export" / "cpu"
     export_table(questdb, base_table, export)
     table = pq.read_table(export)
     i = table.schema.get_field_index("timestamp")
@@ -231,16 +234,18 @@ def test_export_timestamp_unit_and_zone_do_not_matter(questdb, base_table, sourc
     )
     pq.write_table(table.set_column(i, "timestamp", ts), export)
     actual = questdb_aggregates(questdb, base_table)
-    result = validate_run(_run(2000), source, expected, actual, export, 1e-9, 5)
+    result = validate_run(_run(2000), source, cpu_aggregates(expected), cpu_aggregates(actual),
+                          export.parent, 1e-9, 5)  # fmt: skip
     assert result["passed"], _failed(result)
 
 
 def test_csv_export_fallback(questdb, base_table, source, expected, tmp_path):
-    export = tmp_path / "export.parquet"
+    export = tmp_path / "export" / "cpu"
     export_table(questdb, base_table, export, fmt="csv")
     assert pq.read_schema(export).field("timestamp").type == pa.timestamp("us", tz="UTC")
     actual = questdb_aggregates(questdb, base_table)
-    result = validate_run(_run(2000), source, expected, actual, export, 1e-9, 5)
+    result = validate_run(_run(2000), source, cpu_aggregates(expected), cpu_aggregates(actual),
+                          export.parent, 1e-9, 5)  # fmt: skip
     assert result["passed"], _failed(result)
 
 
@@ -261,11 +266,11 @@ def _files(questdb, table, source, expected, tmp_path, run_rows):
     paths = {k: tmp_path / f"{k}.json" for k in ("run", "actual", "expected")}
     paths["run"].write_text(json.dumps(_run(run_rows)))
     paths["actual"].write_text(
-        json.dumps({"schema_version": 1, "aggregates": questdb_aggregates(questdb, table)})
+        json.dumps({"schema_version": 1, **cpu_aggregates(questdb_aggregates(questdb, table))})
     )
-    paths["expected"].write_text(json.dumps({"schema_version": 1, "aggregates": expected}))
-    paths["export"] = tmp_path / "export.parquet"
-    export_table(questdb, table, paths["export"])
+    paths["expected"].write_text(json.dumps({"schema_version": 1, **cpu_aggregates(expected)}))
+    paths["export"] = tmp_path / "export"
+    export_table(questdb, table, paths["export"] / "cpu")
     return {**paths, "parquet": source, "output": tmp_path / "validation" / "out.json"}
 
 

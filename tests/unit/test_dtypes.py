@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import polars as pl
 
+from ingestbench.arrow import to_pandas
 from ingestbench.dtypes.cases import CASES, KINDS, ROWS
 from ingestbench.dtypes.matrix import CHANGED, OUTCOMES, Cell, markdown, read_csv, write_csv
-from ingestbench.ingest.readers import to_pandas
 
 
 def cell(dtype: str, method: str, outcome: str, reason: str = "") -> Cell:

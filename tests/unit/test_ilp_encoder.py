@@ -12,8 +12,9 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from ingestbench.ingest.encoder import EncodeError, IlpEncoder, as_record_batch
-from ingestbench.ingest.readers import iter_frames, to_pandas
+from ingestbench.arrow import to_pandas
+from ingestbench.ingest.frames.encoder import EncodeError, IlpEncoder, as_record_batch
+from ingestbench.ingest.frames.readers import iter_frames
 from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP
 
 with warnings.catch_warnings():

@@ -1,8 +1,8 @@
 """The package's layering, as its docstrings state it: each part (a top-level module, or a package
 with its `__init__.py`) says in one line `May import: ...` which other parts it imports, and this
-test holds the code to exactly that line, and the whole to having no import circle at import
-time (a late import inside a function runs once every module has loaded, so it may reach back
-up; it still counts against the 'May import' line)."""
+test holds the code to exactly that line, and the whole to having no import circle: neither at
+import time nor through late imports inside functions (which would run, but would still make two
+modules or parts that each need the other)."""
 
 from __future__ import annotations
 
@@ -97,15 +97,58 @@ def test_each_part_imports_exactly_what_its_docstring_states(owner):
     assert not unused, f"{owner}'s 'May import' line names what it does not import: {unused}"
 
 
-def test_no_module_imports_one_that_imports_it_back():
-    graph = {m: imports(m, at_import_time=True) for m in MODULES}
+#: Packages inside a part that state what of their part they may import ("Within ingest, may
+#: import: frames, timing"): so that a part reads bottom-up, its lower layers not reaching up.
+LAYERS = sorted(m for m, path in MODULES.items() if m.count(".") == 2 and path.name == "__init__.py"
+                and re.search(r"^Within \w+, may import: ", ast.get_docstring(
+                    ast.parse(path.read_text())) or "", re.M))  # fmt: skip
+
+
+def test_ingest_states_its_layers():
+    assert {"ingestbench.ingest.frames", "ingestbench.ingest.methods"} <= set(LAYERS)
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_each_layer_imports_only_the_layers_below_it(layer):
+    owner = layer.rsplit(".", 1)[0]
+    doc = ast.get_docstring(ast.parse(MODULES[layer].read_text())) or ""
+    text = re.search(r"^Within \w+, may import: (.*?)\.?$", doc, re.M).group(1)
+    allowed = set() if text == "nothing" else {a.strip() for a in text.split(",")}
+    stray = {
+        f"{m} imports {t}"
+        for m in MODULES if m == layer or m.startswith(layer + ".")
+        for t in imports(m)
+        if t.startswith(owner + ".") and not t.startswith(layer)
+        and not any(t == f"{owner}.{a}" or t.startswith(f"{owner}.{a}.") for a in allowed)
+    }  # fmt: skip
+    assert not stray, f"{layer} reaches beyond its 'Within ... may import' line: {sorted(stray)}"
+
+
+def _circle(graph: dict[str, set[str]]) -> str | None:
+    """One import circle of `graph` as "a -> b -> a", or None."""
     try:
         graphlib.TopologicalSorter(graph).prepare()
     except graphlib.CycleError as exc:
-        pytest.fail(f"an import circle: {' -> '.join(exc.args[1])}")
-    parts = {p: {part(t) for m in MODULES if part(m) == p for t in graph[m]} - {p, ROOT}
-             for p in {part(m) for m in MODULES}}  # fmt: skip
-    try:
-        graphlib.TopologicalSorter(parts).prepare()
-    except graphlib.CycleError as exc:
-        pytest.fail(f"a circle between parts: {' -> '.join(exc.args[1])}")
+        return " -> ".join(exc.args[1])
+    return None
+
+
+def _parts_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    return {p: {part(t) for m in MODULES if part(m) == p for t in graph[m]} - {p, ROOT}
+            for p in {part(m) for m in MODULES}}  # fmt: skip
+
+
+@pytest.mark.parametrize("late", [False, True], ids=["at import time", "late imports too"])
+def test_no_module_imports_one_that_imports_it_back(late):
+    graph = {m: imports(m, at_import_time=not late) for m in MODULES}
+    circle = _circle(graph)
+    assert circle is None, f"an import circle: {circle}"
+    circle = _circle(_parts_graph(graph))
+    assert circle is None, f"a circle between parts: {circle}"
+
+
+def test_late_imports_are_seen():
+    """The late check covers function-level imports, which the import-time one leaves out."""
+    late = imports("ingestbench.ingest.job")  # its measuring code is imported inside _measure
+    assert "ingestbench.ingest.runner" in late
+    assert "ingestbench.ingest.runner" not in imports("ingestbench.ingest.job", at_import_time=True)

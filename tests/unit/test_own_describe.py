@@ -185,9 +185,9 @@ def test_the_example_trades_table_is_realistic():
 
 
 def test_a_refusal_only_a_load_reveals_is_unsupported_and_anything_else_fails():
-    from ingestbench.ingest.encoder import EncodeError
+    from ingestbench.ingest.frames.encoder import EncodeError
+    from ingestbench.ingest.job import unsupported_from_error
     from ingestbench.ingest.methods import SendError
-    from ingestbench.own.job import unsupported_from_error
 
     refused = SendError("v: QuestDB refused the rows (ILP/http at x) while sending: cast error")
     assert unsupported_from_error(refused) == str(refused)

@@ -13,10 +13,10 @@ from typing import Any
 
 from questdb import Sender
 
-from ingestbench.ingest.encoder import IlpEncoder, as_record_batch
+from ingestbench.arrow import to_pandas
+from ingestbench.ingest.frames.encoder import IlpEncoder, as_record_batch
 from ingestbench.ingest.methods.base import row_ranges
 from ingestbench.ingest.methods.ilp_file import CONNECTIONS
-from ingestbench.ingest.readers import to_pandas
 from ingestbench.server.process import QuestDB
 
 AT = "ts"

@@ -15,8 +15,8 @@ from typing import Any
 from questdb import Sender
 
 from ingestbench.errors import UserError
+from ingestbench.ingest.frames.readers import read_frame
 from ingestbench.ingest.methods import Job, client_errors, dataframe_into
-from ingestbench.ingest.readers import read_frame
 from ingestbench.server.table import wait_wal
 from ingestbench.variants import Variant
 
@@ -32,7 +32,7 @@ def replay_check(job: Job, parquet: Path) -> dict[str, Any]:
     """Send the first rows of `parquet` again; the table must still hold `job.rows` rows."""
     rows = min(REPLAY_ROWS, job.rows)
     variant = Variant("pandas", "dataframe", "parquet", "http")
-    replay = dataclasses.replace(job, variant=variant, path=parquet, rows=rows)
+    replay = dataclasses.replace(job, variant=variant)  # its connection: over HTTP
     frame = read_frame(parquet, "pandas", "parquet", 0, rows)
     with client_errors(replay, "replaying rows"), Sender.from_conf(replay.conf()) as sender:
         dataframe_into(sender, frame, job.tables[0].spec)

@@ -1,4 +1,4 @@
-"""One ingestion job: a server, the variant's repeats, then the table's aggregates and export.
+"""One ingestion job: a server, the variant's repeats, then each table's aggregates and export.
 
 This module imports only light modules: the measuring code is imported while the job's server
 starts (see ingest_job).
@@ -22,11 +22,11 @@ from ingestbench.ingest.contention import Contention
 from ingestbench.results.records import SCHEMA_VERSION, RunFile, write_run
 from ingestbench.server.configured import questdb_server
 from ingestbench.server.process import QuestDB
-from ingestbench.tsbs.columns import table_file
-from ingestbench.variants import ROW_LOOP_METHODS, Variant
+from ingestbench.tsbs.columns import table_files
+from ingestbench.variants import Variant
 
 if TYPE_CHECKING:
-    from ingestbench.ingest.methods import TablePart
+    from ingestbench.ingest.methods import Job
 
 log = logging.getLogger(__name__)
 # What _measure imports (with them pyarrow, numba and the QuestDB client).
@@ -40,15 +40,8 @@ class IngestFiles:
     data: Path  # the dataset file in the variant's format
     manifest: Path  # the dataset's manifest (rows, parameters)
     run: Path  # the run file, written last
-    actual: Path | None = None  # QuestDB's aggregates of the table, for validation
-    export: Path | None = None  # the table exported as Parquet, for validation
-
-
-def rows_to_ingest(variant: Variant, dataset_rows: int, rows_cap: int | None) -> int:
-    """The slow row loops may be capped; every other method ingests the whole dataset."""
-    if variant.method in ROW_LOOP_METHODS and rows_cap:
-        return min(rows_cap, dataset_rows)
-    return dataset_rows
+    actual: Path | None = None  # QuestDB's aggregates of each table, for validation
+    export: Path | None = None  # a directory of each table's export as Parquet, for validation
 
 
 def dataset_summary(manifest: dict[str, Any]) -> dict[str, Any]:
@@ -64,30 +57,6 @@ def dataset_summary(manifest: dict[str, Any]) -> dict[str, Any]:
     if p.get("use_case", "cpu") != "cpu":  # absent for cpu: run files before it stay the same
         summary["use_case"] = p["use_case"]
     return summary
-
-
-def job_parts(
-    variant: Variant, manifest: dict[str, Any], data: Path, rows_cap: int | None
-) -> tuple[TablePart, ...]:
-    """The tables of a multi-table dataset (none for cpu): each table's file in the variant's
-    format (the ILP text is one file for all) and its rows, capped for the row loops."""
-    from ingestbench.ingest.methods import TablePart
-    from ingestbench.tsbs.columns import table_file, use_case_tables
-
-    if manifest.get("own"):  # the user's one table (ingestbench.own)
-        from ingestbench.own.job import own_parts
-
-        return own_parts(
-            variant, manifest, data, rows_to_ingest(variant, manifest["rows"], rows_cap)
-        )
-    use_case = manifest["params"].get("use_case", "cpu")
-    if use_case == "cpu":
-        return ()
-    return tuple(
-        TablePart(spec, data if variant.format == "ilp" else table_file(data, spec),
-                  rows_to_ingest(variant, manifest["tables"][spec.table]["rows"], rows_cap))
-        for spec in use_case_tables(use_case)
-    )  # fmt: skip
 
 
 def ingest_job(
@@ -147,9 +116,22 @@ def _own_refusal(manifest: dict[str, Any], exc: Exception) -> str | None:
     """On own data, a value the path cannot carry makes the variant unsupported, not a failure."""
     if not manifest.get("own"):
         return None
-    from ingestbench.own.job import unsupported_from_error
-
     return unsupported_from_error(exc)
+
+
+def unsupported_from_error(exc: BaseException) -> str | None:
+    """The reason a load failed when it is the data the path cannot carry (the client or the
+    encoder refusing a value, the server refusing the rows); None for anything else."""
+    from ingestbench.ingest.frames.encoder import EncodeError
+    from ingestbench.ingest.methods import SendError
+
+    if isinstance(exc, EncodeError):
+        return str(exc)
+    # The client refusing a value, the server the rows, or its COPY the file's values.
+    said = ("could not serialize", "refused", "'s COPY of")
+    if isinstance(exc, SendError) and any(words in str(exc) for words in said):
+        return str(exc)
+    return None
 
 
 def import_measuring_code(library: str) -> None:
@@ -157,7 +139,7 @@ def import_measuring_code(library: str) -> None:
     and the QuestDB client take about 1 s to import on a small machine."""
     for name in MEASURING_CODE:
         importlib.import_module(name)
-    from ingestbench.ingest.readers import import_libraries
+    from ingestbench.ingest.frames.readers import import_libraries
 
     import_libraries(library)
 
@@ -170,71 +152,66 @@ def _measure(
     manifest: dict[str, Any],
     contention: Contention | None = None,
 ) -> dict[str, Any]:
-    """The repeats, then the table's aggregates and export: the run document, without its host."""
+    """The repeats, then each table's aggregates and export: the run document, without its host."""
     from ingestbench.ingest.dedup import replay_check
     from ingestbench.ingest.methods import Job
+    from ingestbench.ingest.parts import job_parts
     from ingestbench.ingest.runner import RepeatGuards, run_variant
     from ingestbench.server.deadline import default_limit_s
     from ingestbench.validate import export_table, questdb_aggregates
 
     dataset = dataset_summary(manifest)
-    parts = job_parts(variant, manifest, Path(files.data), settings.rows_cap)
-    if parts:
-        rows = sum(p.rows for p in parts)
-    else:
-        rows = rows_to_ingest(variant, dataset["rows"], settings.rows_cap)
+    parts = job_parts(variant, manifest, Path(files.data), settings.table, settings.rows_cap)
     protocol = settings.ilp_protocol_version
     if manifest.get("own"):  # a table with decimals goes over the version that carries them
         from ingestbench.own.methods import protocol_for
 
         protocol = protocol_for(parts[0].spec, protocol)
-    job = Job(qdb, settings.table, variant, Path(files.data), rows,
-              protocol, dedup=dataset["dedup"],
-              field_type=dataset["field_type"], parts=parts)  # fmt: skip
-    deadline_s = settings.guards.repeat_deadline_s or default_limit_s(rows)
+    job = Job(qdb, variant, Path(files.data), parts, protocol, dedup=dataset["dedup"])
+    deadline_s = settings.guards.repeat_deadline_s or default_limit_s(job.rows)
     source = functools.partial(source_checks_of, job, files, dataset)
     guards = RepeatGuards(source, settings.validation.rel_tolerance, deadline_s, contention)
     doc = run_variant(job, dataset, settings.repeats, settings.warmup_rows, guards=guards)
     if job.dedup:  # every dataset has its Parquet beside the manifest
         parquet = Path(files.manifest).with_name(f"{dataset['name']}.parquet")
         doc["dedup_replay"] = replay_check(job, parquet)
-    if parts:  # rows per table: what the validation checks each table against
-        doc["table_rows"] = {p.spec.table: p.rows for p in parts}
-    if files.actual:  # keyed by the dataset's table names, whatever they are on the server
+    # Every file of the job's tables is keyed by the dataset's name of each table, whatever its
+    # name on the server: its rows sent (the run file's table_rows), its aggregates, its export
+    # (a directory per table).
+    if files.actual:
         tables = {p.dataset_table: questdb_aggregates(qdb, p.spec.table, p.spec)
                   for p in job.tables}  # fmt: skip
-        found = {"tables": tables} if parts else {"aggregates": tables[settings.table]}
-        write_json_atomic(files.actual, {"schema_version": SCHEMA_VERSION, **found})
+        write_json_atomic(files.actual, {"schema_version": SCHEMA_VERSION, "tables": tables})
     if files.export:
         piece_rows = settings.validation.export_piece_rows
         with space_for(files.export):
-            for part in job.tables:  # several tables: a directory of each in the export
-                target = Path(files.export) / part.dataset_table if parts else Path(files.export)
-                export_table(qdb, part.spec.table, target, piece_rows=piece_rows)
+            for part in job.tables:
+                export_table(qdb, part.spec.table, Path(files.export) / part.dataset_table,
+                             piece_rows=piece_rows)  # fmt: skip
     return doc
 
 
-def source_checks_of(job: Any, files: IngestFiles, dataset: dict[str, Any]) -> dict[str, Any]:
+def source_checks_of(job: Job, files: IngestFiles, dataset: dict[str, Any]) -> dict[str, Any]:
     """Each table's checks (validate.repeat_checks), by DuckDB over the dataset's Parquet beside
     its manifest, else over the job's own file when that is CSV or Parquet; of the rows the job
     ingests (a capped row loop ingests the first rows in file order)."""
     from ingestbench.validate.repeat_checks import source_checks
 
     if dataset.get("own"):  # a user's columns, over the file where it is
-        from ingestbench.own.job import own_source_checks
+        from ingestbench.validate.own_checks import own_source_checks
 
-        return own_source_checks(job, dataset)
+        whole = dataset["rows"]  # a capped row loop is checked on the file's first rows
+        return {p.spec.table: own_source_checks(p.spec, None if p.rows == whole else p.rows)
+                for p in job.tables}  # fmt: skip
     parquet = Path(files.manifest).with_name(f"{dataset['name']}.parquet")
     source = parquet if parquet.exists() else Path(files.data)
     if source.suffix not in (".parquet", ".csv"):
         log.warning("no Parquet or CSV of %s beside %s: its repeats are checked by their row "
                     "count only", dataset["name"], files.manifest)  # fmt: skip
         return {}
+    # each table's file is named by the dataset's table, not by its name on the server
+    named = tuple(dataclasses.replace(p.spec, table=p.dataset_table) for p in job.tables)
     checks = {}
-    for part in job.tables:
-        # the table's file is named by the dataset's table, not by its name on the server
-        dataset_spec = dataclasses.replace(part.spec, table=part.dataset_table)
-        path = table_file(source, dataset_spec) if job.parts else source
-        whole = not job.parts and part.rows == dataset["rows"]
-        checks[part.spec.table] = source_checks(path, part.spec, None if whole else part.rows)
+    for part, path in zip(job.tables, table_files(source, named), strict=True):
+        checks[part.spec.table] = source_checks(path, part.spec, part.rows)
     return checks

@@ -16,8 +16,8 @@ from tqdm import tqdm
 
 from ingestbench.errors import UserError
 from ingestbench.ingest.contention import Contention
+from ingestbench.ingest.frames.readers import import_libraries
 from ingestbench.ingest.methods import METHODS, Job
-from ingestbench.ingest.readers import import_libraries
 from ingestbench.ingest.timing import Clock, whole_file_end_to_end
 from ingestbench.ingest.warmup import warm_up
 from ingestbench.results.records import END_TO_END_PHASES, PHASES, SCHEMA_VERSION
@@ -274,6 +274,8 @@ def run_variant(
         "dataset": dataset,
         "variant": job.variant.to_dict(),
         "rows": job.rows,
+        # keyed by the dataset's name of each table: what the validation checks each against
+        "table_rows": {p.dataset_table: p.rows for p in job.tables},
         "ilp_bytes": ilp_bytes,
         "ilp_protocol_version": protocol if ilp_bytes is not None else None,
         "server": {"mode": "embedded" if job.qdb.pid else "external", "version": job.qdb.version()},

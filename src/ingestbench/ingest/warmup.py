@@ -24,8 +24,9 @@ from typing import Any
 
 from questdb import Sender
 
+from ingestbench.arrow import to_pandas
+from ingestbench.ingest.frames.readers import read_frame
 from ingestbench.ingest.methods import METHODS, Job, client_errors, dataframe_into
-from ingestbench.ingest.readers import read_frame, to_pandas
 from ingestbench.ingest.timing import Clock
 from ingestbench.server.table import recreate_table, wait_visible
 from ingestbench.variants import Variant

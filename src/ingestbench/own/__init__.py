@@ -2,7 +2,6 @@
 by one type mapping, hashed into its manifest, loaded by every method that applies and validated
 row for row like TSBS data (docs/own-data.md).
 
-May import: errors, files, tsbs, variants, results.records, validate.sql (the file's counts),
-validate.own_checks (late: what every repeat is checked against),
-ingest (late, inside functions: the readers' Arrow helpers, the methods' and encoder's errors).
+May import: errors, files, tsbs, variants, results.records, arrow (the readers' Arrow helpers),
+duckdb_sql (the file's counts).
 """

@@ -23,11 +23,6 @@ log = logging.getLogger(__name__)
 CSV_INFER_BYTES = 16 << 20
 
 
-def is_hive(directory: Path) -> bool:
-    """Whether a directory of Parquet files is hive-partitioned (subdirectories key=value)."""
-    return any(p.is_dir() and "=" in p.name for p in directory.iterdir())
-
-
 def parquet_files(directory: Path) -> list[Path]:
     """The Parquet files under a directory, in a stable order (hidden files left out)."""
     return [Path(p) for p in own_data_files({"label": "x", "path": str(directory)})]
@@ -39,6 +34,8 @@ def read_schema(dataset: OwnDataset) -> pa.Schema:
     try:
         if path.is_dir():
             import pyarrow.dataset as pds
+
+            from ingestbench.own.read import hive_partitioning
 
             if not parquet_files(path):
                 raise OwnDataError(
@@ -63,13 +60,6 @@ def read_schema(dataset: OwnDataset) -> pa.Schema:
             f"dataset {dataset.label!r}: cannot read {path} as {dataset.format} ({first}); check "
             f"the file (and for a CSV, datasets[].csv: delimiter, null_values, timestamp_format)."
         ) from None
-
-
-def hive_partitioning(directory: Path):
-    """Hive partitions with plain (not dictionary) keys, or None for a directory without them."""
-    import pyarrow.dataset as pds
-
-    return pds.HivePartitioning.discover(infer_dictionary=False) if is_hive(directory) else None
 
 
 def _check_names(dataset: OwnDataset, names: list[str]) -> None:
@@ -184,6 +174,8 @@ def describe(dataset: OwnDataset) -> tuple[OwnTableSpec, list[dict[str, str]]]:
         (f.name, "dictionary<values=string>" if f.name in symbols else arrow_type_text(f.type))
         for f in kept
     )
+    from ingestbench.own.read import is_hive
+
     source = OwnSource(
         path=str(dataset.path.resolve()), format=dataset.format, directory=dataset.path.is_dir(),
         hive=dataset.path.is_dir() and is_hive(dataset.path), csv=dataset.csv, types=types,

@@ -9,6 +9,7 @@ import logging
 import warnings
 from pathlib import Path
 
+from ingestbench.arrow import to_pandas
 from ingestbench.files import atomic_paths
 from ingestbench.own.read import as_library, iter_tables
 from ingestbench.own.spec import OwnTableSpec
@@ -21,8 +22,6 @@ def write_ilp(spec: OwnTableSpec, rows: int, output: Path, lines_possible: bool 
     """Write the table's rows as ILP lines to `output` (atomically); the bytes written. Without
     `lines_possible` (a row has no value for a line: ingestbench.own.methods says why `ilp_file`
     is unsupported) the file is left empty."""
-    from ingestbench.ingest.readers import to_pandas
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         from questdb.ingress import Buffer

@@ -68,7 +68,7 @@ def hash_files(dataset_path: Path, cache: Path) -> dict[str, Any]:
 def counts(spec: OwnTableSpec) -> tuple[int, dict[str, int], int]:
     """(rows, nulls per column, rows whose every field is null) of the file, by DuckDB in one
     streamed pass. A row of only nulls besides its symbols and timestamp is no ILP line."""
-    from ingestbench.validate.sql import duck, ident, own_relation
+    from ingestbench.duckdb_sql import duck, ident, own_relation
 
     con = duck()
     try:

@@ -21,6 +21,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ingestbench.arrow import from_arrow, rechunk
 from ingestbench.own.dataset import CsvOptions
 from ingestbench.own.spec import OwnTableSpec
 from ingestbench.own.types import arrow_type
@@ -59,6 +60,18 @@ def open_csv(
         reader.close()
 
 
+def is_hive(directory: Path) -> bool:
+    """Whether a directory of Parquet files is hive-partitioned (subdirectories key=value)."""
+    return any(p.is_dir() and "=" in p.name for p in directory.iterdir())
+
+
+def hive_partitioning(directory: Path):
+    """Hive partitions with plain (not dictionary) keys, or None for a directory without them."""
+    import pyarrow.dataset as pds
+
+    return pds.HivePartitioning.discover(infer_dictionary=False) if is_hive(directory) else None
+
+
 def _read_types(spec: OwnTableSpec) -> dict[str, pa.DataType]:
     return {name: arrow_type(text) for name, text in spec.source.types}
 
@@ -69,8 +82,6 @@ def raw_batches(spec: OwnTableSpec, chunk_rows: int) -> Iterator[pa.RecordBatch]
     path, columns = Path(src.path), list(spec.columns)
     if src.directory:
         import pyarrow.dataset as pds
-
-        from ingestbench.own.describe import hive_partitioning
 
         dataset = pds.dataset(path, format="parquet", partitioning=hive_partitioning(path))
         # One file and one batch ahead: memory stays at about a chunk, whatever the directory.
@@ -113,9 +124,7 @@ def conform(table: pa.Table | pa.RecordBatch, spec: OwnTableSpec) -> pa.Table:
 
 def iter_tables(spec: OwnTableSpec, chunk_rows: int, rows: int) -> Iterator[pa.Table]:
     """Arrow tables of `chunk_rows` rows (the last may be shorter), the first `rows` rows."""
-    from ingestbench.ingest.readers import _rechunk
-
-    for table in _rechunk(raw_batches(spec, chunk_rows), chunk_rows, rows):
+    for table in rechunk(raw_batches(spec, chunk_rows), chunk_rows, rows):
         yield conform(table, spec)
 
 
@@ -138,6 +147,4 @@ def _empty_schema(spec: OwnTableSpec) -> pa.Schema:
 
 
 def as_library(table: pa.Table, library: str) -> Any:
-    from ingestbench.ingest.readers import _from_arrow
-
-    return _from_arrow(table, library)
+    return from_arrow(table, library)

@@ -181,7 +181,7 @@ class RunFile(_Record):
 
     KIND: ClassVar[str] = "run file"
     ORDER: ClassVar[tuple[str, ...]] = ("schema_version", "dataset", "variant", "rows",
-        "ilp_bytes", "ilp_protocol_version", "settings", "server", "host", "warmup",
+        "table_rows", "ilp_bytes", "ilp_protocol_version", "settings", "server", "host", "warmup",
         "repeats")  # fmt: skip
 
     schema_version: int
@@ -197,6 +197,9 @@ class RunFile(_Record):
     # The config's settings it ran under (ingestbench.rule_inputs.ingest_settings); absent in
     # files written before they were recorded.
     settings: dict[str, Any] | None = optional()
+    # The rows sent to each table, keyed by the dataset's name of it (cpu: {"cpu": rows});
+    # absent where no table was loaded (an own table no method of the variant can load).
+    table_rows: dict[str, int] | None = optional()
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod

@@ -13,9 +13,8 @@ import contextlib
 import logging
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import requests
 from requests_toolbelt import MultipartEncoder
@@ -64,25 +63,26 @@ class _BigReads:
 
 
 def upload_multipart(
-    url: str,
+    request: Callable[..., requests.Response],
+    endpoint: str,
     params: dict[str, str],
     fields: dict[str, str],
     file_field: str,
     path: Path,
     timeout_s: float = 3600,
-    **http: Any,
 ) -> requests.Response:
-    """POST `fields` and the file at `path` as multipart/form-data, the file read as it is sent;
-    `http` holds requests' credentials and CA (`auth`, `headers`, `verify`)."""
+    """POST `fields` and the file at `path` as multipart/form-data to `endpoint`, the file read
+    as it is sent; `request` is the server's (QuestDB.request: its credentials and CA, and what
+    fails in one sentence)."""
     with open(path, "rb") as fh:
         encoder = MultipartEncoder(
             fields={**fields, file_field: (Path(path).name, fh, "application/octet-stream")}
         )
-        return requests.post(
-            url,
+        return request(
+            "POST",
+            endpoint,
             params=params,
             data=_BigReads(encoder, UPLOAD_READ_BYTES),
-            headers={"Content-Type": encoder.content_type, **http.pop("headers", {})},
+            headers={"Content-Type": encoder.content_type},
             timeout=timeout_s,
-            **http,
         )

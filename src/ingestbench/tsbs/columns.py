@@ -58,7 +58,12 @@ class TableSpec:
         return self.kinds[self.fields.index(field)]
 
 
-def cpu_spec(field_type: str = "double", table: str = "cpu") -> TableSpec:
+#: The cpu use case's one table, as its dataset and records name it (on a server it may be named
+#: otherwise: the config's `table`).
+CPU_TABLE = "cpu"
+
+
+def cpu_spec(field_type: str = "double", table: str = CPU_TABLE) -> TableSpec:
     """The TSBS cpu table; `field_type` is the kind of every field."""
     return TableSpec(table, TAGS, FIELDS, (field_type,) * len(FIELDS))
 
@@ -96,7 +101,7 @@ IOT_TABLES: tuple[TableSpec, ...] = (READINGS, DIAGNOSTICS)
 
 
 def use_case_tables(
-    use_case: str = "cpu", field_type: str = "double", table: str = "cpu"
+    use_case: str = "cpu", field_type: str = "double", table: str = CPU_TABLE
 ) -> tuple[TableSpec, ...]:
     """The tables of a dataset: iot's two, or the one cpu table (named `table`)."""
     return IOT_TABLES if use_case == "iot" else (cpu_spec(field_type, table),)
@@ -105,3 +110,11 @@ def use_case_tables(
 def table_file(dataset_path: Path | str, spec: TableSpec) -> Path:
     """One table's file in a dataset of several tables: ``<name>.<fmt>/<table>.<fmt>``."""
     return Path(dataset_path) / f"{spec.table}{Path(dataset_path).suffix}"
+
+
+def table_files(dataset_path: Path | str, specs: tuple[TableSpec, ...]) -> tuple[Path, ...]:
+    """Each table's file of a dataset, as the generator lays it out: a dataset of one table (cpu)
+    is that table's file, one of several (iot) a directory of a file per table."""
+    if len(specs) == 1:
+        return (Path(dataset_path),)
+    return tuple(table_file(dataset_path, spec) for spec in specs)

@@ -1,9 +1,9 @@
 """One writer per output format, behind one small interface, registered in `WRITERS`.
 
 A new format is one `Writer` subclass and its entry in `WRITERS` (the generate loop and the
-manifest follow), plus a reader in ingestbench.ingest.readers, the value in the config schema,
-and the `generate` command's --format choices (spelled out there: the CLI does not import pyarrow).
-Writers get the chunks the generator yields (arrays that may be reused after
+manifest follow), plus a reader in ingestbench.ingest.frames.readers, the value in the config
+schema, and the `generate` command's --format choices (spelled out there: the CLI does not import
+pyarrow). Writers get the chunks the generator yields (arrays that may be reused after
 `write` returns) and write to the temporary path they are given; the generator renames it.
 """
 

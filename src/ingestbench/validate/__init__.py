@@ -14,12 +14,15 @@ Three steps, used by three jobs, each in its own module:
   check and the source rows with the export row by row (DuckDB `EXCEPT ALL` both ways, over row
   hashes); `report` turns the result into the validation file, a log and one sentence.
 
-`sql` holds what they share: DuckDB connections, quoting, and timestamps as epoch microseconds in
-UTC (ISO strings with microsecond precision when shown, QuestDB's own format).
+What they share (DuckDB connections, quoting, and timestamps as epoch microseconds in UTC, ISO
+strings with microsecond precision when shown) is in ingestbench.duckdb_sql, which a user's own
+file's counts use too.
 
-May import: errors, files, tsbs, server, results.records, own.spec and own.kinds (a user's table).
+May import: errors, files, tsbs, server, results.records, duckdb_sql, own.spec and own.kinds (a
+user's table).
 """
 
+from ingestbench.duckdb_sql import export_relation, iso_us
 from ingestbench.validate.aggregates import (
     TAG_VALUES_LIMIT,
     expected_aggregates,
@@ -30,7 +33,6 @@ from ingestbench.validate.export import export_table
 from ingestbench.validate.report import ValidationFailed, failure_message, validate_files
 from ingestbench.validate.rows import row_level_comparison
 from ingestbench.validate.runs import validate_run
-from ingestbench.validate.sql import export_relation, iso_us
 
 __all__ = [
     "TAG_VALUES_LIMIT",

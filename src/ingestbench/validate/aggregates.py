@@ -15,13 +15,7 @@ from typing import Any
 
 import duckdb
 
-from ingestbench.errors import UserError
-from ingestbench.files import write_json_atomic
-from ingestbench.own.spec import is_own_spec
-from ingestbench.results.records import SCHEMA_VERSION
-from ingestbench.server.process import QuestDB
-from ingestbench.tsbs.columns import TableSpec, cpu_spec, table_file, use_case_tables
-from ingestbench.validate.sql import (
+from ingestbench.duckdb_sql import (
     check_name,
     duck,
     epoch_us,
@@ -33,6 +27,12 @@ from ingestbench.validate.sql import (
     source_relation,
     unreadable,
 )
+from ingestbench.errors import UserError
+from ingestbench.files import write_json_atomic
+from ingestbench.own.spec import is_own_spec
+from ingestbench.results.records import SCHEMA_VERSION
+from ingestbench.server.process import QuestDB
+from ingestbench.tsbs.columns import TableSpec, cpu_spec, table_files, use_case_tables
 
 log = logging.getLogger(__name__)
 
@@ -52,11 +52,6 @@ def _tag_summary(values: list[str | None]) -> dict[str, Any]:
 def numeric_fields(spec: TableSpec) -> tuple[str, ...]:
     """The fields summed and bounded: all of a TSBS table's, the numbers of an own table's."""
     return getattr(spec, "numeric_fields", spec.fields)
-
-
-def unwrap(aggregates: dict[str, Any]) -> dict[str, Any]:
-    """Accept the bare aggregates or a result file that wraps them under "aggregates"."""
-    return aggregates.get("aggregates", aggregates)
 
 
 def _field_aggregates(
@@ -165,28 +160,33 @@ def questdb_aggregates(qdb: QuestDB, table: str, spec: TableSpec | None = None) 
 
 
 def write_expected(
-    parquet: Path, output: Path, dataset: str | None = None, manifest: dict | None = None
+    parquet: Path, output: Path, dataset: str, manifest: dict[str, Any]
 ) -> dict[str, Any]:
-    """Rule `expected`: the aggregates of the whole dataset as results/expected/<dataset>.json;
-    of own data (its `manifest` says so), of the user's file as the table takes it."""
+    """Rule `expected`: the aggregates of each table of the whole dataset (keyed by table) as
+    results/expected/<dataset>.json; of own data (its `manifest` says so), of the user's file as
+    the table takes it."""
     parquet = Path(parquet)
     log.info("computing the expected aggregates of %s", parquet)
-    data = {"schema_version": SCHEMA_VERSION, "dataset": dataset or parquet.stem,
-            "source": str(parquet)}  # fmt: skip
-    if manifest and manifest.get("own"):
-        from ingestbench.own.spec import OwnTableSpec
-
-        spec = OwnTableSpec.from_dict(manifest["table"])
-        data["tables"] = {spec.table: expected_aggregates(parquet, spec=spec)}
-        rows = data["tables"][spec.table]["row_count"]
-    elif parquet.is_dir():  # a dataset of several tables (iot): a file and aggregates per table
-        tables = {spec.table: expected_aggregates(table_file(parquet, spec), spec=spec)
-                  for spec in use_case_tables("iot")}  # fmt: skip
-        data["tables"] = tables
-        rows = sum(agg["row_count"] for agg in tables.values())
-    else:
-        data["aggregates"] = expected_aggregates(parquet)
-        rows = data["aggregates"]["row_count"]
+    data = {"schema_version": SCHEMA_VERSION, "dataset": dataset, "source": str(parquet)}
+    own = manifest["table"] if manifest.get("own") else None
+    use_case = manifest.get("params", {}).get("use_case", "cpu")
+    data["tables"] = {spec.table: expected_aggregates(path, spec=spec)
+                      for spec, path in dataset_tables(parquet, use_case, own)}  # fmt: skip
     write_json_atomic(output, data)
+    rows = sum(agg["row_count"] for agg in data["tables"].values())
     log.info("wrote %s (%d rows)", output, rows)
     return data
+
+
+def dataset_tables(
+    source: Path, use_case: str, own_table: dict[str, Any] | None = None
+) -> list[tuple[TableSpec, Path]]:
+    """Each table of a dataset with the file its rows are read from (`source`: the dataset's
+    Parquet, or the user's file): the user's one table (`own_table`, as its manifest and run files
+    describe it), else the tables of the TSBS use case."""
+    if own_table is not None:
+        from ingestbench.own.spec import OwnTableSpec
+
+        return [(OwnTableSpec.from_dict(own_table), Path(source))]
+    specs = use_case_tables(use_case)
+    return list(zip(specs, table_files(source, specs), strict=True))

@@ -19,10 +19,7 @@ from typing import Any
 
 import duckdb
 
-from ingestbench.own.kinds import NUMERIC_KINDS, STRING_KINDS
-from ingestbench.own.spec import OwnTableSpec
-from ingestbench.server.process import QuestDB
-from ingestbench.validate.sql import (
+from ingestbench.duckdb_sql import (
     check_name,
     duck,
     epoch_us,
@@ -31,6 +28,9 @@ from ingestbench.validate.sql import (
     own_relation,
     unreadable,
 )
+from ingestbench.own.kinds import NUMERIC_KINDS, STRING_KINDS
+from ingestbench.own.spec import OwnTableSpec
+from ingestbench.server.process import QuestDB
 
 
 def _stats(kind: str, designated: bool) -> tuple[str, ...]:

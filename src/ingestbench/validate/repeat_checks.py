@@ -23,12 +23,7 @@ from typing import Any
 
 import duckdb
 
-from ingestbench.errors import UserError
-from ingestbench.own.spec import is_own_spec
-from ingestbench.server.process import QuestDB
-from ingestbench.tsbs.columns import TableSpec
-from ingestbench.validate.own_checks import own_differences, own_questdb_checks
-from ingestbench.validate.sql import (
+from ingestbench.duckdb_sql import (
     check_name,
     duck,
     epoch_us,
@@ -37,6 +32,11 @@ from ingestbench.validate.sql import (
     sql_str,
     unreadable,
 )
+from ingestbench.errors import UserError
+from ingestbench.own.spec import is_own_spec
+from ingestbench.server.process import QuestDB
+from ingestbench.tsbs.columns import TableSpec
+from ingestbench.validate.own_checks import own_differences, own_questdb_checks
 
 #: Differing keys named in a failure (the rest are counted).
 SHOWN_KEYS = 3

@@ -7,11 +7,11 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from ingestbench.duckdb_sql import duckdb_limits
 from ingestbench.errors import UserError
 from ingestbench.files import load_json
 from ingestbench.results.records import SCHEMA_VERSION, read_run, write_validation
 from ingestbench.validate.runs import validate_run
-from ingestbench.validate.sql import duckdb_limits
 
 log = logging.getLogger(__name__)
 

@@ -12,10 +12,7 @@ from typing import Any
 
 import duckdb
 
-from ingestbench.errors import UserError
-from ingestbench.own.spec import is_own_spec
-from ingestbench.tsbs.columns import TIMESTAMP, TableSpec, cpu_spec
-from ingestbench.validate.sql import (
+from ingestbench.duckdb_sql import (
     duck,
     epoch_us,
     export_relation,
@@ -26,6 +23,9 @@ from ingestbench.validate.sql import (
     source_relation,
     unreadable,
 )
+from ingestbench.errors import UserError
+from ingestbench.own.spec import is_own_spec
+from ingestbench.tsbs.columns import TIMESTAMP, TableSpec, cpu_spec
 
 
 def _normalised_select(relation: str, types: dict[str, str], spec: TableSpec) -> str:

@@ -7,9 +7,10 @@ import math
 from pathlib import Path
 from typing import Any
 
+from ingestbench.errors import UserError
 from ingestbench.results.records import SCHEMA_VERSION, RunFile, run_from_dict
-from ingestbench.tsbs.columns import TableSpec, table_file, use_case_tables
-from ingestbench.validate.aggregates import expected_aggregates, numeric_fields, unwrap
+from ingestbench.tsbs.columns import TableSpec
+from ingestbench.validate.aggregates import dataset_tables, expected_aggregates, numeric_fields
 from ingestbench.validate.rows import row_level_comparison
 
 log = logging.getLogger(__name__)
@@ -91,31 +92,23 @@ def validate_run(
     """The validation result of one run (results.records.Validation as a dict); `passed`
     is False if any check fails.
 
-    `expected` holds the aggregates of the whole dataset; a run capped to its first N rows (N =
-    run.rows) is checked against the aggregates and rows of that prefix instead. A dataset of
-    several tables (iot) is checked table by table, each check named after its table
-    ("readings:row_count"), against the rows the run sent to each table.
+    `expected` and `actual` hold the aggregates of each table (keyed by table); each table is
+    checked against the rows the run sent to it (its `table_rows`): a table capped to its first
+    N rows against the aggregates and rows of that prefix. In a dataset of several tables (iot)
+    each check is named after its table ("readings:row_count").
     """
     if isinstance(run, dict):
         run = run_from_dict(run)
-    use_case = run.dataset.extra.get("use_case", "cpu")
-    if run.dataset.extra.get("own"):  # the user's table, described in the run file
-        from ingestbench.own.spec import OwnTableSpec
-
-        spec = OwnTableSpec.from_dict(run.dataset.extra["table"])
-        # A capped row loop loaded the file's first run.rows rows: that prefix is checked.
-        tables = [(spec, "", Path(spec.source.path), expected["tables"][spec.table],
-                   actual["tables"][spec.table], Path(export_parquet) / spec.table,
-                   run.rows)]  # fmt: skip
-    elif use_case == "cpu":
-        tables = [(use_case_tables()[0], "", Path(dataset_parquet), unwrap(expected),
-                   unwrap(actual), Path(export_parquet), run.rows)]  # fmt: skip
-    else:
-        sent = run.extra.get("table_rows") or {}
-        tables = [(spec, f"{spec.table}:", table_file(dataset_parquet, spec),
-                   expected["tables"][spec.table], actual["tables"][spec.table],
-                   Path(export_parquet) / spec.table, sent.get(spec.table))
-                  for spec in use_case_tables(use_case)]  # fmt: skip
+    extra = run.dataset.extra
+    use_case, own = extra.get("use_case", "cpu"), extra["table"] if extra.get("own") else None
+    sent = run.table_rows
+    if sent is None:
+        raise UserError(f"the run file of {run.variant.name} on {run.dataset.name} lists no "
+                        f"table_rows (it predates them): rerun its ingestion.")  # fmt: skip
+    several = len(sent) > 1  # each check then names its table ("readings:row_count")
+    tables = [(spec, f"{spec.table}:" if several else "", parquet, expected["tables"][spec.table],
+               actual["tables"][spec.table], Path(export_parquet) / spec.table, sent[spec.table])
+              for spec, parquet in dataset_tables(dataset_parquet, use_case, own)]  # fmt: skip
     checks: list[dict[str, Any]] = []
     first = {"missing_in_questdb": [], "unexpected_in_questdb": []}
     differing: dict[str, Any] = {"missing": 0, "unexpected": 0}
@@ -143,7 +136,7 @@ def validate_run(
         "passed": passed,
         "source_rows": "all"
         if not capped
-        else f"first {min(capped)} in file order" + ("" if use_case == "cpu" else " of each table"),
+        else f"first {min(capped)} in file order" + (" of each table" if several else ""),
         "export_timestamp_type": next(iter(timestamp_types.values())),
         "rel_tolerance": rel_tolerance,
         "failed_checks": [c["name"] for c in checks if not c["passed"]],

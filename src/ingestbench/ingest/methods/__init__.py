@@ -3,6 +3,8 @@
 `METHODS` below is the one registry. Adding a method: one subclass of `Method` (base.py) in the
 module of its kind, its entry here, and its name in ingestbench.variants (which decides the
 matrix without importing this package; a test checks the two agree).
+
+Within ingest, may import: frames, timing, workers.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from ingestbench.ingest.methods.base import (
     SendError,
     TablePart,
     client_errors,
+    cpu_job,
     dataframe_into,
     read_whole,
 )
@@ -46,6 +49,7 @@ __all__ = [
     "SendError",
     "TablePart",
     "client_errors",
+    "cpu_job",
     "dataframe_into",
     "read_whole",
 ]

@@ -12,19 +12,20 @@ import resource
 import time
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from questdb import QuestDBError as ClientError
 from questdb import Sender
 
+from ingestbench.arrow import to_pandas
 from ingestbench.errors import UserError
-from ingestbench.ingest.pipeline import ChunkStream
-from ingestbench.ingest.readers import head, iter_frames, read_frame, to_pandas
+from ingestbench.ingest.frames.pipeline import ChunkStream
+from ingestbench.ingest.frames.readers import head, iter_frames, read_frame
 from ingestbench.ingest.timing import Clock
 from ingestbench.server.process import QuestDB
-from ingestbench.tsbs.columns import TableSpec, cpu_spec, table_file
+from ingestbench.tsbs.columns import CPU_TABLE, TableSpec, cpu_spec, table_files
 from ingestbench.variants import Variant
 
 # Each repeat connects fresh senders on purpose (a repeat is a whole ingestion), so the client's
@@ -58,21 +59,21 @@ class TablePart:
 class Job:
     """Everything one ingestion needs; picklable, so process workers get it too.
 
-    A cpu job is one table (`table`, `path`, `rows`); a job of a use case with several tables
-    (iot) lists them in `parts`, `path` is then the directory of their files and `rows` the sum.
-    """
+    Every use case gives its tables as `parts` (cpu one, iot two, the user's own one); `path` is
+    the dataset in the variant's format: the one table's file, or the directory of their files
+    (the ILP text is one file for all)."""
 
     qdb: QuestDB
-    table: str
     variant: Variant
-    path: Path  # the dataset file in the variant's format
-    rows: int  # rows to ingest: the dataset's, or the cap of the `rows` method
+    path: Path
+    parts: tuple[TablePart, ...]
     protocol_version: int = 2
-    dedup: bool = False  # the table keeps no duplicate (DEDUP UPSERT KEYS)
-    # Of the cpu table's fields (its DDL): the dataset's, so no default that could label one
-    # type's measurement with another's.
-    field_type: str = field(kw_only=True)
-    parts: tuple[TablePart, ...] = ()  # the tables of a multi-table use case
+    dedup: bool = False  # the tables keep no duplicate (DEDUP UPSERT KEYS)
+
+    @property
+    def rows(self) -> int:
+        """Rows to ingest over every table: the dataset's, or the cap of the `rows` method."""
+        return sum(p.rows for p in self.parts)
 
     def conf(self, **extra: Any) -> str:
         return self.qdb.ilp_conf(self.variant.transport, self.protocol_version, **extra)
@@ -81,30 +82,44 @@ class Job:
     def tables(self) -> tuple[TablePart, ...]:
         """The tables this job fills, in the order they are read, each under the name it has
         on the server (the server's table_name)."""
-        parts = self.parts or (
-            TablePart(cpu_spec(self.field_type, self.table), Path(self.path), self.rows),
-        )
         if not self.qdb.table_prefix:
-            return parts
+            return self.parts
         return tuple(replace(p, spec=replace(p.spec, table=self.qdb.table_name(p.spec.table)),
-                             key=p.spec.table) for p in parts)  # fmt: skip
+                             key=p.dataset_table) for p in self.parts)  # fmt: skip
 
     def in_format(self, fmt: str) -> Job:
         """The same job reading the dataset's files of format `fmt` instead."""
         path = Path(self.path).with_suffix(f".{fmt}")
-        parts = tuple(replace(p, path=table_file(path, p.spec)) for p in self.parts)
+        files = table_files(path, tuple(p.spec for p in self.parts))
+        parts = tuple(replace(p, path=f) for p, f in zip(self.parts, files, strict=True))
         return replace(self, path=path, parts=parts)
 
     def with_rows(self, rows: int) -> Job:
         """The same job on the first `rows` rows (shared over the tables, in their order)."""
-        if not self.parts:
-            return replace(self, rows=rows)
         parts, left = [], rows
         for i, part in enumerate(self.parts):
             share = min(part.rows, -(-left // (len(self.parts) - i)))
             parts.append(replace(part, rows=share))
             left -= share
-        return replace(self, parts=tuple(parts), rows=sum(p.rows for p in parts))
+        return replace(self, parts=tuple(parts))
+
+
+def cpu_job(
+    qdb: QuestDB,
+    table: str,
+    variant: Variant,
+    path: Path,
+    rows: int,
+    protocol_version: int = 2,
+    *,
+    dedup: bool = False,
+    field_type: str,
+) -> Job:
+    """A job of the TSBS cpu use case: its one table, named `table` on the server, of fields of
+    `field_type` (the dataset's: no default that could label one type's measurement with
+    another's), the first `rows` rows of the file `path`."""
+    part = TablePart(cpu_spec(field_type, table), Path(path), rows, key=CPU_TABLE)
+    return Job(qdb, variant, Path(path), (part,), protocol_version, dedup)
 
 
 _CONNECTION_ERRORS = {"CouldNotResolveAddr", "SocketError", "ConnectTimeout", "HandshakeError"}

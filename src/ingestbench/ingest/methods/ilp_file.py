@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from ingestbench.errors import UserError
+from ingestbench.ingest.frames.readers import InputError
 from ingestbench.ingest.methods.base import Job, Method
-from ingestbench.ingest.readers import InputError
 from ingestbench.ingest.timing import Clock
 from ingestbench.server.access import AccessError, open_ilp_tcp
 from ingestbench.server.process import QuestDB
@@ -215,7 +215,7 @@ class IlpFile(Method):
         if not Path(job.path).is_file():
             raise InputError(f"input file {job.path} does not exist; run the generate rule first.")
         table = measurement(job.path)
-        tables = [part.dataset_table for part in job.tables]
+        tables = [part.spec.table for part in job.parts]  # as named before a server's prefix
         if table not in tables:
             raise IlpFileError(
                 f"{job.variant.name}: the lines of {job.path.name} go to table {table!r}, not to "

@@ -15,6 +15,8 @@ from typing import Any
 
 from questdb import Sender
 
+from ingestbench.arrow import to_pandas
+from ingestbench.ingest.frames.readers import import_libraries, read_frame
 from ingestbench.ingest.methods.base import (
     STREAMED,
     Busy,
@@ -29,7 +31,6 @@ from ingestbench.ingest.methods.base import (
     serialized_bytes,
     stream_chunks,
 )
-from ingestbench.ingest.readers import import_libraries, read_frame, to_pandas
 from ingestbench.ingest.timing import Clock
 from ingestbench.ingest.workers import collect, gather, watched
 

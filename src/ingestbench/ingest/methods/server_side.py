@@ -12,13 +12,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-import requests
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential
 
 from ingestbench.ingest.methods.base import Job, Method, SendError, TablePart
 from ingestbench.ingest.timing import Clock
 from ingestbench.own.methods import csv_import_schema, timestamp_pattern
 from ingestbench.own.spec import is_own_spec
+from ingestbench.server.handle import QuestDBError
 from ingestbench.server.uploads import placed_in, upload_multipart
 
 CSV_TIMESTAMP_PATTERN = "yyyy-MM-ddTHH:mm:ss.SSSUUUZ"
@@ -45,19 +45,11 @@ class ServerCsv(Method):
                 csv_import_schema(part.spec),
                 part.spec.source.csv.delimiter,
             )
-        access = job.qdb.access
-        try:
-            r = upload_multipart(f"{job.qdb.url}/imp", params, {"schema": json.dumps(schema)},
-                                 "data", part.path, **access.http_kwargs())  # fmt: skip
-        except requests.exceptions.SSLError:
-            raise SendError(f"{job.variant.name}: {access.tls_failed(job.qdb.url)}.") from None
-        except requests.RequestException as exc:
-            raise SendError(
-                f"{job.variant.name}: the CSV upload to {job.qdb.url}/imp failed "
-                f"({type(exc).__name__}); check that the server is running, then rerun."
-            ) from None
-        if r.status_code == 401:
-            raise SendError(f"{job.variant.name}: {access.http_refused(job.qdb.url)}.")
+        try:  # the server's request: its credentials, and what fails in one sentence
+            r = upload_multipart(job.qdb.request, "/imp", params,
+                                 {"schema": json.dumps(schema)}, "data", part.path)  # fmt: skip
+        except QuestDBError as exc:
+            raise SendError(f"{job.variant.name}: {exc}") from None
         body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
         # /imp answers OK for a file with a short line (it stores what it can of it): its own
         # counts are checked here, and the repeat's checks catch the row it made up.

@@ -1,5 +1,6 @@
-"""Method `vectorized`: the frame encoded into ILP column by column (ingestbench.ingest.encoder),
-the bytes written to raw ILP connections as `ilp_file` writes its file.
+"""Method `vectorized`: the frame encoded into ILP column by column
+(ingestbench.ingest.frames.encoder), the bytes written to raw ILP connections as `ilp_file` writes
+its file.
 
 The same lines as `dataframe()` (byte for byte), made per column and per distinct value instead
 of per cell: the path to try when the client's serializer is what limits a load. `workers`
@@ -25,7 +26,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ingestbench.ingest.encoder import EncodeError, IlpEncoder, as_record_batch
+from ingestbench.ingest.frames.encoder import EncodeError, IlpEncoder, as_record_batch
 from ingestbench.ingest.methods.base import (
     STREAMED,
     Busy,

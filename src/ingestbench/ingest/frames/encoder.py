@@ -12,7 +12,7 @@ distinct value is done first, and one compiled pass writes the lines:
   `name=` literal;
 - the timestamp as int64 in the unit it is sent in (nanoseconds as such, every other unit as
   microseconds);
-- then ingestbench.ingest.ilp_kernel.write_lines (numba) writes each row's prefix, fields and
+- then ingestbench.ingest.frames.ilp_kernel.write_lines (numba) writes each row's prefix, fields and
   time into one buffer the encoder reuses from chunk to chunk.
 
 The output is byte for byte what the client writes for the same frame (a test compares them),
@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ingestbench.errors import UserError
-from ingestbench.ingest.ilp_kernel import row_bound, write_lines
+from ingestbench.ingest.frames.ilp_kernel import row_bound, write_lines
 
 #: What a symbol value escapes (backslash first, so the others' backslashes stay single).
 _SYMBOL_ESCAPES = ("\\", "\n", " ", ",", "=")

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ingestbench.arrow import arrow_to_pandas, from_arrow, rechunk
 from ingestbench.errors import UserError
 from ingestbench.own.spec import is_own_spec
 from ingestbench.tsbs.columns import TableSpec, cpu_spec
@@ -173,8 +174,8 @@ def iter_frames(
         if (library, fmt) == ("polars", "csv"):
             frames = _first_rows(_polars_csv_frames(path, chunk_rows, spec), rows)
         else:
-            tables = _rechunk(_ARROW_BATCHES[fmt](path, chunk_rows, spec), chunk_rows, rows)
-            frames = (_from_arrow(table, library) for table in tables)
+            tables = rechunk(_ARROW_BATCHES[fmt](path, chunk_rows, spec), chunk_rows, rows)
+            frames = (from_arrow(table, library) for table in tables)
         done = 0
         for frame in frames:
             if done == 0:
@@ -299,51 +300,6 @@ def _null_count(column: Any) -> int:
     return int(column.null_count() if hasattr(column, "null_count") else column.isna().sum())
 
 
-def _rechunk(batches: Iterable[Any], chunk_rows: int, rows: int) -> Iterator[Any]:
-    """Arrow tables of exactly `chunk_rows` rows (the last may be shorter) from record batches of
-    any size, stopping after `rows` rows."""
-    import pyarrow as pa
-
-    pending: list = []
-    held, left = 0, rows
-    for batch in batches:
-        pending.append(batch)
-        held += batch.num_rows
-        while left > 0 and held >= min(chunk_rows, left):
-            take = min(chunk_rows, left)
-            table = pa.Table.from_batches(pending)
-            yield table.slice(0, take)
-            rest = table.slice(take)
-            pending, held, left = rest.to_batches(), rest.num_rows, left - take
-        if left <= 0:
-            return
-    if held:
-        yield pa.Table.from_batches(pending).slice(0, min(held, left))
-
-
-def _from_arrow(table: Any, library: str) -> Any:
-    if library == "polars":
-        import polars as pl
-
-        return pl.from_arrow(table, rechunk=False)
-    return arrow_to_pandas(table)
-
-
-def arrow_to_pandas(table: Any):
-    """An Arrow table as pandas; an integer column with nulls as a nullable integer (plain
-    to_pandas() makes it float64, and QuestDB would then take DOUBLE values for a LONG column).
-
-    split_blocks: each column its own block, so the fields are not copied into one 2-D block
-    (about a fifth of the conversion's CPU on TSBS chunks); pandas consolidates later if it must."""
-    import pyarrow as pa
-
-    pdf = table.to_pandas(split_blocks=True)
-    for field in table.schema:
-        if pa.types.is_integer(field.type) and table.column(field.name).null_count:
-            pdf[field.name] = table.column(field.name).to_pandas(types_mapper=_nullable_int_dtype)
-    return pdf
-
-
 def _pandas_parquet(path: Path, offset: int, length: int | None, spec: TableSpec):
     import pyarrow.parquet as pq
 
@@ -414,30 +370,6 @@ _READERS = {
     ("polars", "parquet"): _polars_parquet,
     ("polars", "csv"): _polars_csv,
 }
-
-
-def to_pandas(frame: Any):
-    """The frame the ILP client takes: pandas as is; polars through Arrow (categories kept,
-    integer columns with nulls as pandas' nullable integers)."""
-    if not type(frame).__module__.startswith("polars"):
-        return frame
-    # Not polars' own to_pandas(): it turns an integer column with nulls into float64 (QuestDB
-    # would then make a DOUBLE column of it), and it copies the fields into one 2-D block,
-    # which arrow_to_pandas does not (a fifth less CPU on TSBS chunks).
-    return arrow_to_pandas(frame.to_arrow())
-
-
-def _nullable_int_dtype(arrow_type: Any) -> Any:
-    """pandas' nullable integer dtype for an Arrow integer type (None for any other type)."""
-    import pandas as pd
-    import pyarrow as pa
-
-    if not pa.types.is_integer(arrow_type):
-        return None
-    bits = arrow_type.bit_width
-    return pd.api.types.pandas_dtype(
-        f"{'Int' if pa.types.is_signed_integer(arrow_type) else 'UInt'}{bits}"
-    )
 
 
 def head(frame: Any, rows: int | None):

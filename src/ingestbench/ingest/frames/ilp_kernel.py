@@ -1,9 +1,9 @@
 """ILP lines written in one pass, compiled with numba: the encoder's hot loop.
 
 Everything per column or per distinct value is prepared in NumPy and Arrow beforehand
-(ingestbench.ingest.encoder): each distinct `table,tag=value,... ` prefix, each field's `name=`
-literal, the columns as plain arrays. Then `write_lines` writes every row into one buffer the
-encoder reuses: the row's prefix, its present fields (a double as `name==`, type 16 and its 8
+(ingestbench.ingest.frames.encoder): each distinct `table,tag=value,... ` prefix, each field's
+`name=` literal, the columns as plain arrays. Then `write_lines` writes every row into one buffer
+the encoder reuses: the row's prefix, its present fields (a double as `name==`, type 16 and its 8
 little-endian bytes; an integer as `name=123i`, digit by digit), the timestamp's digits (worked
 out once per run of equal values) and its unit. One pass and no intermediate array per column:
 on TSBS rows this costs less than the Arrow joins it replaced, and a reused buffer no page

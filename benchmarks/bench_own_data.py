@@ -5,8 +5,10 @@ memory should stay within the TSBS path's bound whatever the file's size. This c
 example trades table (ingestbench.own.example: 11 columns, strings of three cardinalities,
 nullable integers) and TSBS cpu of about the same rows, one client path (default: pandas
 `dataframe()` over TCP, streamed) on both against one fresh QuestDB, each warmed up, then
---repeats interleaved rounds through the workflow's own `run_repeat`. Medians of rows/s and the
-client's peak RSS; the last column is own over TSBS.
+--repeats interleaved rounds through the workflow's own `run_repeat`, each repeat checked against
+its source as the workflow checks it (a DuckDB pass over the file in the client's process, whose
+memory the later repeats' peak may hold; --unchecked leaves the checks out). Medians of rows/s
+and the client's peak RSS; the last column is own over TSBS.
 
     .venv/bin/python benchmarks/bench_own_data.py   # or: make bench-own-data (10M rows)
 """
@@ -14,6 +16,7 @@ client's peak RSS; the last column is own over TSBS.
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import tempfile
 from pathlib import Path
@@ -22,10 +25,13 @@ from _bench import TABLE, dataset_and_server, warm_up_each
 
 from ingestbench.ingest.methods import Job, cpu_job
 from ingestbench.ingest.parts import job_parts
-from ingestbench.ingest.runner import run_repeat
+from ingestbench.ingest.runner import RepeatGuards, run_repeat
 from ingestbench.own.dataset import OwnDataset
 from ingestbench.own.example import write_example
 from ingestbench.own.manifest import write_own_manifest
+from ingestbench.own.spec import is_own_spec
+from ingestbench.validate.own_checks import own_source_checks
+from ingestbench.validate.repeat_checks import source_checks
 from ingestbench.variants import parse_variant_name
 
 HOSTS = 4000
@@ -36,6 +42,7 @@ def main() -> None:
     p.add_argument("--rows", type=int, default=10_000_000, help="rows of each (default: 10M)")
     p.add_argument("--variant", default="pandas-dataframe-parquet-tcp")
     p.add_argument("--repeats", type=int, default=3, help="(default: 3)")
+    p.add_argument("--unchecked", action="store_true", help="no per-repeat checks")
     a = p.parse_args()
     variant = parse_variant_name(a.variant)
     epochs = max(1, a.rows // HOSTS)
@@ -59,12 +66,17 @@ def main() -> None:
                                 field_type=params.field_type),
             "own: trades": Job(qdb, variant, own_file, parts, protocol),
         }  # fmt: skip
+        tolerance = config["validation"]["rel_tolerance"]
+        guards = {name: None if a.unchecked else
+                  RepeatGuards(functools.partial(_source_checks, job), tolerance, 3600.0)
+                  for name, job in jobs.items()}  # fmt: skip
         warm_up_each(list(jobs.values()), config["warmup_rows"])
         by_data: dict[str, list] = {name: [] for name in jobs}
         for i in range(a.repeats):  # round-robin: drift on the machine hits both alike
             for name, job in jobs.items():
-                by_data[name].append(run_repeat(job, i))
-    print(f"\n{a.variant}: medians of {a.repeats} interleaved rounds\n")
+                by_data[name].append(run_repeat(job, i, guards=guards[name]))
+    checked = "unchecked" if a.unchecked else "each repeat checked as the workflow checks it"
+    print(f"\n{a.variant}: medians of {a.repeats} interleaved rounds ({checked})\n")
     print(f"{'data':<14}{'rows':>12}{'rows/s':>12}{'peak RSS MiB':>14}{'RSS vs TSBS':>13}")
     tsbs_rss = None
     for name, job in jobs.items():
@@ -72,6 +84,12 @@ def main() -> None:
         rate = statistics.median(job.rows / r["end_to_end"] for r in by_data[name])
         tsbs_rss = tsbs_rss or rss
         print(f"{name:<14}{job.rows:>12,}{rate:>12,.0f}{rss:>14.0f}{rss / tsbs_rss:>13.2f}")
+
+
+def _source_checks(job: Job) -> dict:
+    """What the workflow checks every repeat of `job` against (computed once, by DuckDB)."""
+    return {p.spec.table: own_source_checks(p.spec) if is_own_spec(p.spec)
+            else source_checks(p.path, p.spec) for p in job.tables}  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -165,10 +165,13 @@ def measure_apart(qdb, path: Path, name: str, rows: int, version: int) -> dict |
 def _validate_child(source: str, export: str, actual: dict, variant: dict, rows: int,
                     memory_limit: str, spill_root: str, out) -> None:  # fmt: skip
     with duckdb_limits(memory_limit, Path(spill_root)) as limits:
-        expected = expected_aggregates(Path(source), limits=limits)
+        # The workflow's file shapes: each table keyed by its name in the dataset (cpu: one).
+        expected = {"tables": {TABLE: expected_aggregates(Path(source), limits=limits)}}
         run = {"schema_version": SCHEMA_VERSION, "dataset": {"name": Path(source).stem,
-               "rows": rows}, "variant": variant, "rows": rows, "repeats": []}  # fmt: skip
-        result = validate_run(run, Path(source), expected, actual, Path(export), limits=limits)
+               "rows": rows}, "variant": variant, "rows": rows, "repeats": [],
+               "table_rows": {TABLE: rows}}  # fmt: skip
+        result = validate_run(run, Path(source), expected, {"tables": {TABLE: actual}},
+                              Path(export), limits=limits)  # fmt: skip
     out.put(result["passed"])
 
 
@@ -177,8 +180,8 @@ def measure_validation(
 ) -> dict:
     """Export the table (`variant` ingested it last) in pieces, then validate it in a child
     process: its peak RSS."""
-    export = tmp / "export"
-    export_table(qdb, TABLE, export, piece_rows=validation["export_piece_rows"])
+    export = tmp / "export"  # a directory per table, as the workflow's exports
+    export_table(qdb, TABLE, export / TABLE, piece_rows=validation["export_piece_rows"])
     actual = questdb_aggregates(qdb, TABLE)
     ctx = mp.get_context("spawn")
     out = ctx.Queue()

@@ -158,7 +158,7 @@ def _measure(
     from ingestbench.ingest.parts import job_parts
     from ingestbench.ingest.runner import RepeatGuards, run_variant
     from ingestbench.server.deadline import default_limit_s
-    from ingestbench.validate import export_table, questdb_aggregates
+    from ingestbench.validate import export_tables, questdb_aggregates
 
     dataset = dataset_summary(manifest)
     parts = job_parts(variant, manifest, Path(files.data), settings.table, settings.rows_cap)
@@ -184,10 +184,9 @@ def _measure(
         write_json_atomic(files.actual, {"schema_version": SCHEMA_VERSION, "tables": tables})
     if files.export:
         piece_rows = settings.validation.export_piece_rows
-        with space_for(files.export):
-            for part in job.tables:
-                export_table(qdb, part.spec.table, Path(files.export) / part.dataset_table,
-                             piece_rows=piece_rows)  # fmt: skip
+        with space_for(files.export):  # a directory of each table, by its dataset's name
+            export_tables(qdb, {p.dataset_table: p.spec.table for p in job.tables},
+                          Path(files.export), piece_rows=piece_rows)  # fmt: skip
     return doc
 
 

@@ -9,7 +9,8 @@ Three steps, used by three jobs, each in its own module:
 - `repeat_checks`: every repeat's table against its source, cheaply (counts per first tag, sums,
   minima and maxima), by one SQL query after each repeat (the ingest job); `own_checks` holds
   those of an own table (per column as its kind allows).
-- `export`: `export_table`, the whole table as Parquet through `/exp` (the ingest job).
+- `export`: `export_table`, the whole table as Parquet through `/exp`; `export_tables`, a
+  job's tables, all or none (the ingest job).
 - `runs` and `rows` (rule `validate`): `validate_run` compares the two aggregate sets check by
   check and the source rows with the export row by row (DuckDB `EXCEPT ALL` both ways, over row
   hashes); `report` turns the result into the validation file, a log and one sentence.
@@ -29,7 +30,7 @@ from ingestbench.validate.aggregates import (
     questdb_aggregates,
     write_expected,
 )
-from ingestbench.validate.export import export_table
+from ingestbench.validate.export import export_table, export_tables
 from ingestbench.validate.report import ValidationFailed, failure_message, validate_files
 from ingestbench.validate.rows import row_level_comparison
 from ingestbench.validate.runs import validate_run
@@ -40,6 +41,7 @@ __all__ = [
     "expected_aggregates",
     "export_relation",
     "export_table",
+    "export_tables",
     "failure_message",
     "iso_us",
     "questdb_aggregates",

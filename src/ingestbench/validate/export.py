@@ -61,6 +61,23 @@ def export_table(
         shutil.rmtree(tmp_dir, ignore_errors=True)
 
 
+def export_tables(
+    qdb: QuestDB, tables: dict[str, str], path: Path, piece_rows: int | None = None
+) -> None:
+    """Each table of `tables` (its directory's name: its name on the server) into a directory of
+    `path`, all of them or none: a failure leaves no export to mistake for a whole one."""
+    path = Path(path)
+    staging = temporary_path(path)
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        for name, table in tables.items():
+            export_table(qdb, table, staging / name, piece_rows=piece_rows)
+        shutil.rmtree(path, ignore_errors=True)
+        os.replace(staging, path)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
 def _export_piece(qdb: QuestDB, query: str, table: str, path: Path, fmt: str) -> int:
     """One /exp call into the Parquet file `path` (atomically); returns its rows."""
     with atomic_path(path) as tmp:

@@ -1,4 +1,5 @@
-"""Snakemake script of the generate rules: one TSBS cpu dataset in its formats, and its manifest."""
+"""Snakemake script of the generate rules: one TSBS dataset (cpu or iot) in its formats, and its
+manifest."""
 
 import logging
 import sys

@@ -110,7 +110,8 @@ _MAX_NS = 2**63 - 1
 
 @dataclass(frozen=True)
 class DatasetParams:
-    """Parameters of one TSBS cpu dataset; they alone (with the generator version) fix its rows.
+    """Parameters of one TSBS dataset (cpu or iot); they alone (with the generator version) fix
+    its rows.
     `dedup` is the one table option: the rows are the same, the table keeps no duplicate."""
 
     scale: int

@@ -39,7 +39,7 @@ def sql_str(value: str | Path) -> str:
 
 
 def ident(name: str) -> str:
-    """A column name quoted for DuckDB (a user's column may be one of its keywords)."""
+    """A column name quoted for DuckDB, and QuestDB alike (a user's column may be a keyword)."""
     return '"' + name.replace('"', '""') + '"'
 
 

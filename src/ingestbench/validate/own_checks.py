@@ -117,15 +117,11 @@ def own_source_checks(spec: OwnTableSpec, limit: int | None = None) -> dict[str,
     return _fold(values, spec, exact, int(base))
 
 
-def _q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def own_check_query(table: str, spec: OwnTableSpec, expected: dict[str, Any]) -> str:
     """The one SQL query over QuestDB whose row `_fold` turns into the table's checks."""
     base, exprs = int(expected["base"]), ["count()"]
     for name, kind, stats in _columns(spec):
-        q = _q(name)
+        q = ident(name)  # QuestDB quotes a name as DuckDB does
         if name == spec.timestamp:
             exprs += [f"count({q})", f"ksum(cast(cast({q} AS long) - {base} AS double))",
                       f"cast(min({q}) AS long)", f"cast(max({q}) AS long)"]  # fmt: skip

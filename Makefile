@@ -15,7 +15,7 @@ RESULTS = $(shell $(BIN)/ingestbench results-dir $(if $(CONFIG),--config $(CONFI
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: help install run smoke run-scale run-dtypes test test-quick test-faults test-cluster lint format charts
-.PHONY: report rulegraph readme lock compare clean archive site history site-screenshot bench-run-scale bench-cluster
+.PHONY: reference reference-report report rulegraph readme lock compare clean archive site history site-screenshot bench-run-scale bench-cluster
 
 ## This list: every target and what it does, then the benchmarks (make bench-NAME).
 help:
@@ -94,10 +94,20 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/snakefmt Snakefile rules/
 
-## Redraw the summary tables and charts from existing run files (no ingestion reruns; a fresh
-## clone redraws the committed reference run's).
+## The summary tables and charts of this experiment (CONFIG=...), from its run files; a run
+## file made under other settings than the config's is rerun first.
 charts: install
 	$(BIN)/snakemake charts --cores $(CORES) $(CONFIG_ARG)
+
+## Redraw the committed reference run's charts and its comparison with QuestDB's published
+## benchmark (REF=reference/full for another one), from its summary alone: no ingestion.
+reference: install
+	$(BIN)/snakemake -s reference/Snakefile --cores $(CORES) --forceall $(if $(REF),--config reference=$(REF))
+
+## The HTML report of the committed reference run (REF/report.html), without ingesting.
+reference-report: install
+	$(BIN)/snakemake -s reference/Snakefile --report $(or $(REF),reference/default)/report.html \
+		$(if $(REF),--config reference=$(REF))
 
 ## The Snakemake HTML report of the last run (RESULTS/report.html).
 report: install
@@ -157,7 +167,9 @@ compare: install
 	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make compare A=RESULTS_A B=RESULTS_B"; exit 2; }
 	$(BIN)/ingestbench compare $(A) $(B)
 
-## Remove what a run made; results/full/ (the committed full-run figures) stays.
+## Remove what runs made (files git does not track: results/, .snakemake/, site/ and what
+## redrawing the reference writes) and say what; a tracked file is never touched.
 clean:
-	test ! -d results || find results -mindepth 1 -maxdepth 1 ! -name full -exec rm -rf {} +
-	rm -rf .snakemake
+	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || \
+		{ echo "make clean: not a git checkout, so it cannot tell what runs made; remove results/ and .snakemake/ by hand"; exit 2; }
+	git clean -d -x -f -- results .snakemake site reference

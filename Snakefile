@@ -14,6 +14,7 @@ from snakemake.utils import min_version
 from ingestbench.config import ConfigError, validate_config
 from ingestbench.disk import DiskSpaceError
 from ingestbench.own.dataset import dataset_pattern
+from ingestbench.rule_records import rerun_what_changed
 from ingestbench.tsbs.columns import USE_CASES
 
 min_version("9.0")
@@ -26,6 +27,10 @@ try:
     validate_config(config)
 except ConfigError as exc:
     raise WorkflowError(str(exc)) from None
+
+# A job whose outputs were made under other settings or code than now reruns, also where
+# Snakemake has no metadata of it (a fresh clone, a copied results folder): rule_records.
+rerun_what_changed()
 
 
 include: "rules/common.smk"

@@ -10,6 +10,7 @@ for _name in (n for n in DATASET_CONFIGS if n not in OWN_DATASETS):
             f"generate_{_name.replace('-', '_')}"
         output:
             **{fmt: dataset_file(_name, fmt) for fmt in dataset_formats(_name)},
+            # First: the job's record of its settings is kept beside its first output.
             manifest=f"{DATA}/{_name}.manifest.json",
         log:
             f"{RESULTS}/logs/generate/{_name}.log",
@@ -21,8 +22,10 @@ for _name in (n for n in DATASET_CONFIGS if n not in OWN_DATASETS):
         conda:
             "../envs/ingestbench.yaml"
         params:
-            dataset=dataset_config(_name),
-            formats=dataset_formats(_name),
+            settings={
+                "dataset": dataset_config(_name),
+                "formats": dataset_formats(_name),
+            },
             code=script_code("generate.py"),
         script:
             "../scripts/generate.py"
@@ -47,7 +50,10 @@ for _name in OWN_DATASETS:
         conda:
             "../envs/ingestbench.yaml"
         params:
-            dataset=dataset_config(_name),
+            settings={
+                "dataset": dataset_config(_name),
+                "formats": dataset_formats(_name),
+            },
             code=script_code("describe_own.py"),
         script:
             "../scripts/describe_own.py"
@@ -67,6 +73,7 @@ rule own_example:
     conda:
         "../envs/ingestbench.yaml"
     params:
+        settings={},
         code=script_code("own_example.py"),
     script:
         "../scripts/own_example.py"

@@ -2,6 +2,8 @@
 # through the configured methods and transports, each into a table of its own on one fresh
 # server, checked by DuckDB.
 
+from ingestbench.rule_inputs import dtype_matrix_settings
+
 
 rule dtype_matrix:
     input:
@@ -18,5 +20,8 @@ rule dtype_matrix:
     resources:
         questdb=1,
         external_questdb=1 if config["questdb"]["mode"] == "external" else 0,
+    params:
+        settings=dtype_matrix_settings(config),
+        code=script_code("dtype_matrix.py"),
     script:
         "../scripts/dtype_matrix.py"

@@ -1,17 +1,10 @@
-# Results people read: the recorded environment, the summary table, the charts and the report.
-# Chart rules read only the summary and the environment (never a run file), so `snakemake charts`
-# redraws everything from existing results (a fresh clone has the reference run's), and a change
-# of the drawing code or of the `charts` settings reruns the chart rules and nothing else.
+# Results people read: the recorded environment and the summary table; the charts drawn from
+# them are in charts.smk (which reference/Snakefile shares to redraw the reference runs).
 
 import os
 
-# The chart list, from a light module: parsing the workflow does not load matplotlib.
-from ingestbench.charts.registry import CHARTS
 from ingestbench.config import config_hash
-from ingestbench.rule_inputs import chart_settings, ingest_settings
-
-
-report: "../report/workflow.rst"
+from ingestbench.rule_inputs import ingest_settings
 
 
 rule environment:
@@ -36,7 +29,7 @@ rule environment:
         # The checkout holding the lock file: its git commit is recorded.
         workflow_dir=lambda w, input: os.path.dirname(os.path.abspath(input.lock)),
         # A changed benchmark config re-records the environment (and so the tables and charts).
-        config_hash=config_hash(config),
+        settings={"config_hash": config_hash(config)},
         code=script_code("environment.py"),
     script:
         "../scripts/environment.py"
@@ -61,61 +54,21 @@ rule summarize:
         "../envs/ingestbench.yaml"
     params:
         # What each run file must have run under: the summary refuses one that differs.
-        settings={run_path(ds, v): ingest_settings(config, v) for ds, v in run_pairs()},
+        settings={
+            "runs": {
+                run_path(ds, v): ingest_settings(config, v) for ds, v in run_pairs()
+            }
+        },
         code=script_code("summarize.py"),
     script:
         "../scripts/summarize.py"
 
 
-for _chart, _title in CHARTS.items():
-
-    rule:
-        name:
-            f"chart_{_chart}"
-        input:
-            summary=f"{RESULTS}/summary.csv",
-            environment=f"{RESULTS}/environment.json",
-        output:
-            png=report(
-                f"{RESULTS}/plots/{_chart}.png",
-                caption=f"../report/{_chart}.rst",
-                category="Charts",
-                subcategory=_title,
-            ),
-            svg=f"{RESULTS}/plots/{_chart}.svg",
-        log:
-            f"{RESULTS}/logs/plots/{_chart}.log",
-        localrule: True
-        conda:
-            "../envs/ingestbench.yaml"
-        params:
-            chart=_chart,
-            settings=chart_settings(config),
-            code=script_code("plot.py"),
-        script:
-            "../scripts/plot.py"
-
-
-# QuestDB's published pandas benchmark (figures in ingestbench/results/published.py) next to this
-# run's variants of the same shape; config.published.yaml runs all of them.
-rule published_comparison:
-    input:
-        summary=f"{RESULTS}/summary.csv",
-    output:
-        f"{RESULTS}/published_comparison.md",
-    log:
-        f"{RESULTS}/logs/published_comparison.log",
-    localrule: True
-    conda:
-        "../envs/ingestbench.yaml"
-    params:
-        code=script_code("published_comparison.py"),
-    script:
-        "../scripts/published_comparison.py"
+include: "charts.smk"
 
 
 rule charts:
-    # Target: redraw the summary and every chart from the run files already there.
+    # Target: the summary and every chart of this experiment (what is stale reruns first).
     input:
         charts_files(),
         f"{RESULTS}/summary.csv",

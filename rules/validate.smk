@@ -21,6 +21,7 @@ rule expected:
     conda:
         "../envs/ingestbench.yaml"
     params:
+        settings={},
         code=script_code("expected.py"),
     script:
         "../scripts/expected.py"
@@ -42,9 +43,7 @@ rule validate:
     conda:
         "../envs/ingestbench.yaml"
     params:
-        validation=validate_settings(config),
-        # Not a setting: how much memory DuckDB may take before it spills.
-        memory_limit=config["validation"]["memory_limit"],
+        settings=validate_settings(config),
         spill_root=f"{RESULTS}/tmp/duckdb",
         code=script_code("validate.py"),
     script:

@@ -5,17 +5,15 @@ from pathlib import Path
 
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
-from ingestbench.errors import run_reporting_user_errors
-from ingestbench.logs import setup_logging
 from ingestbench.own.dataset import OwnDataset
 from ingestbench.own.ilp import write_ilp
 from ingestbench.own.manifest import spec_of, write_own_manifest
 from ingestbench.own.methods import ilp_text_possible
+from ingestbench.rule_records import run_rule
 
 
 def main(smk) -> None:
-    setup_logging(smk.log[0])
-    dataset = OwnDataset.from_config(smk.params.dataset)
+    dataset = OwnDataset.from_config(smk.params.settings["dataset"])
     manifest = write_own_manifest(dataset, Path(smk.output.manifest))
     if "ilp" in dict(smk.output.items()):
         write_ilp(
@@ -26,4 +24,6 @@ def main(smk) -> None:
         )
 
 
-run_reporting_user_errors(lambda: main(snakemake))  # noqa: F821 (injected by Snakemake)
+# Guarded: methods that spawn processes re-import this module.
+if __name__ == "__main__":
+    run_rule(snakemake, main)  # noqa: F821 (injected by Snakemake)

@@ -6,22 +6,19 @@ import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm cond
 
 from ingestbench.config import QuestDBSettings
 from ingestbench.dtypes.job import MatrixFiles, matrix_job
-from ingestbench.errors import run_reporting_user_errors
-from ingestbench.logs import setup_logging
+from ingestbench.rule_records import run_rule
 from ingestbench.server.jar import server_jar
 
 
 def main(sm) -> None:
-    setup_logging(sm.log.job)
-    run_reporting_user_errors(
-        lambda: matrix_job(
-            sm.config,
-            MatrixFiles(Path(sm.output.csv), Path(sm.output.table), Path(sm.output.chart)),
-            jar=server_jar(QuestDBSettings.from_config(sm.config)),
-            server_log=Path(sm.log.server),
-        )
+    matrix_job(
+        sm.config,
+        MatrixFiles(Path(sm.output.csv), Path(sm.output.table), Path(sm.output.chart)),
+        jar=server_jar(QuestDBSettings.from_config(sm.config)),
+        server_log=Path(sm.log.server),
     )
 
 
+# Guarded: methods that spawn processes re-import this module.
 if __name__ == "__main__":
-    main(snakemake)  # noqa: F821 (injected by Snakemake)
+    run_rule(snakemake, main)  # noqa: F821 (injected by Snakemake)

@@ -6,14 +6,12 @@ import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm cond
 
 from ingestbench.config import QuestDBSettings
 from ingestbench.environment import record_environment
-from ingestbench.errors import run_reporting_user_errors
-from ingestbench.logs import setup_logging
+from ingestbench.rule_records import run_rule
 from ingestbench.server.jar import server_jar
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
-setup_logging(sm.log.job)
-run_reporting_user_errors(
-    lambda: record_environment(
+
+def main(sm) -> None:
+    record_environment(
         sm.config,
         Path(sm.output[0]),
         lock_path=Path(sm.input.lock),
@@ -21,4 +19,8 @@ run_reporting_user_errors(
         jar=server_jar(QuestDBSettings.from_config(sm.config)),
         server_log=Path(sm.log.server),
     )
-)
+
+
+# Guarded: methods that spawn processes re-import this module.
+if __name__ == "__main__":
+    run_rule(snakemake, main)  # noqa: F821 (injected by Snakemake)

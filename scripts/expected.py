@@ -4,18 +4,20 @@ from pathlib import Path
 
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
-from ingestbench.errors import run_reporting_user_errors
 from ingestbench.files import load_json
-from ingestbench.logs import setup_logging
+from ingestbench.rule_records import run_rule
 from ingestbench.validate import write_expected
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
-setup_logging(sm.log[0])
-run_reporting_user_errors(
-    lambda: write_expected(
+
+def main(sm) -> None:
+    write_expected(
         Path(sm.input.parquet),
         Path(sm.output[0]),
         sm.wildcards.dataset,
         manifest=load_json(Path(sm.input.manifest), "dataset manifest"),
     )
-)
+
+
+# Guarded: methods that spawn processes re-import this module.
+if __name__ == "__main__":
+    run_rule(snakemake, main)  # noqa: F821 (injected by Snakemake)

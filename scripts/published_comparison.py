@@ -4,12 +4,14 @@ from pathlib import Path
 
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
-from ingestbench.errors import run_reporting_user_errors
-from ingestbench.logs import setup_logging
 from ingestbench.results.published import write_published_comparison
+from ingestbench.rule_records import run_rule
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
-setup_logging(sm.log[0])
-run_reporting_user_errors(
-    lambda: write_published_comparison(Path(sm.input.summary), Path(sm.output[0]))
-)
+
+def main(sm) -> None:
+    write_published_comparison(Path(sm.input.summary), Path(sm.output[0]))
+
+
+# Guarded: methods that spawn processes re-import this module.
+if __name__ == "__main__":
+    run_rule(snakemake, main)  # noqa: F821 (injected by Snakemake)

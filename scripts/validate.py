@@ -4,22 +4,24 @@ from pathlib import Path
 
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
-from ingestbench.errors import run_reporting_user_errors
-from ingestbench.logs import setup_logging
+from ingestbench.rule_records import run_rule
 from ingestbench.validate import validate_files
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
-setup_logging(sm.log[0])
-run_reporting_user_errors(
-    lambda: validate_files(
+
+def main(sm) -> None:
+    validate_files(
         run=Path(sm.input.run),
         actual=Path(sm.input.actual),
         export=Path(sm.input.export),
         expected=Path(sm.input.expected),
         parquet=Path(sm.input.parquet),
         output=Path(sm.output[0]),
-        validation={**sm.params.validation, "memory_limit": sm.params.memory_limit},
+        validation=dict(sm.params.settings),
         log_path=sm.log[0],
         spill_root=Path(sm.params.spill_root),
     )
-)
+
+
+# Guarded: methods that spawn processes re-import this module.
+if __name__ == "__main__":
+    run_rule(snakemake, main)  # noqa: F821 (injected by Snakemake)

@@ -16,6 +16,8 @@ from ingestbench import CHECKOUT as REPO
 from ingestbench.schema import SCHEMA_PATH
 
 TESTS = Path(__file__).resolve().parent
+#: The committed reference run of the default config (never a folder a run writes).
+REFERENCE = REPO / "reference" / "default"
 #: Hand-written run, validation and environment files (a results folder).
 FIXTURE_RESULTS = TESTS / "fixtures" / "runs" / "results"
 #: The tiny workflow config the workflow, fault and cluster tiers run.
@@ -35,6 +37,7 @@ def cpu_aggregates(aggregates: dict[str, Any]) -> dict[str, Any]:
 __all__ = [
     "FIXTURE_RESULTS",
     "QUESTDB_VERSION",
+    "REFERENCE",
     "REPO",
     "STARTUP_S",
     "TESTS",

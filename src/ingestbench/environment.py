@@ -118,7 +118,7 @@ def java_info(configured: str | None) -> dict[str, Any]:
 
 
 #: Committed outputs of runs and benchmarks, not inputs: changes there leave a checkout clean.
-RECORD_PATHS = ("results", "archive", "findings", "docs/images", "README.md")
+RECORD_PATHS = ("results", "reference", "archive", "findings", "docs/images", "README.md")
 
 
 def git_info(workflow_dir: Path | None) -> dict[str, Any]:

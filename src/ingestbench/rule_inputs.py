@@ -45,6 +45,8 @@ def ingest_settings(config: Mapping[str, Any], variant: str) -> dict[str, Any]:
         "table": config["table"],
         "questdb": benchmark_config(config)["questdb"],
         EXPORT_KEY: config["validation"][EXPORT_KEY],
+        # The checks of every repeat against its source compare with this tolerance.
+        "rel_tolerance": config["validation"]["rel_tolerance"],
     }
     if method in ROW_LOOP_METHODS:  # the cap applies to the row loops only
         settings["rows_cap"] = config["rows_cap"]
@@ -52,8 +54,15 @@ def ingest_settings(config: Mapping[str, Any], variant: str) -> dict[str, Any]:
 
 
 def validate_settings(config: Mapping[str, Any]) -> dict[str, Any]:
-    validation = benchmark_config(config)["validation"]
-    return {k: v for k, v in validation.items() if k != EXPORT_KEY}
+    """What a validation ran under: the `validation` section but for the export's shape (the
+    ingestion's) and whether the export is kept. `memory_limit` cannot change a verdict, but the
+    job is given it, so it is here: a job reads only what reruns it."""
+    return {k: v for k, v in config["validation"].items() if k not in (EXPORT_KEY, "keep_export")}
+
+
+def dtype_matrix_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The matrix's cases and the server it runs them on."""
+    return {"dtype_matrix": config["dtype_matrix"], "questdb": benchmark_config(config)["questdb"]}
 
 
 def chart_settings(config: Mapping[str, Any]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import pytest
 
 from ingestbench.publish.archive import write_document
 from ingestbench.publish.site import write_site
-from tests.helpers import OWN, REPO, with_own_data
+from tests.helpers import OWN, REFERENCE, with_own_data
 
 LAPTOP = {"width": 1280, "height": 800}
 DATASET = "cpu-s4000-e250-seed42"
@@ -32,9 +32,9 @@ def site(tmp_path_factory):
     page built from it."""
     root = tmp_path_factory.mktemp("site")
     archive = root / "archive"
-    first = json.loads(write_document(REPO / "results", archive, "reference").read_text())
+    first = json.loads(write_document(REFERENCE, archive, "reference").read_text())
     other = root / "other"
-    shutil.copytree(REPO / "results", other)
+    shutil.copytree(REFERENCE, other)
     env = json.loads((other / "environment.json").read_text())
     env["workflow"]["git_commit"] = "f" * 40
     env["timestamp_utc"] = "2026-12-01T00:00:00Z"
@@ -259,7 +259,7 @@ def test_the_history_view_marks_the_planted_slowdown(browser, page, site):
 
 
 def test_one_run_alone_opens_and_says_why_it_has_no_history(browser, tmp_path):
-    write_document(REPO / "results", tmp_path / "archive", "reference")
+    write_document(REFERENCE, tmp_path / "archive", "reference")
     out = write_site(tmp_path / "archive", None, tmp_path / "index.html")
     page = open_page(browser, out.as_uri() + "#view=history")
     try:
@@ -278,7 +278,7 @@ def test_one_run_alone_opens_and_says_why_it_has_no_history(browser, tmp_path):
 def test_own_data_is_named_and_an_unsupported_variant_shows_its_reason(browser, tmp_path):
     """Own data named like the summary names it (label, rows, columns, bytes); a variant that
     cannot load it is a row with its reason, never ranked or charted."""
-    shutil.copytree(REPO / "results", tmp_path / "r")
+    shutil.copytree(REFERENCE, tmp_path / "r")
     with_own_data(tmp_path / "r")
     out = write_site(tmp_path / "archive", tmp_path / "r", tmp_path / "index.html")
     page = open_page(browser, out.as_uri() + f"#dataset={OWN['dataset']}")

@@ -9,7 +9,7 @@ import json
 
 from ingestbench.publish.archive import write_document
 from ingestbench.publish.site import write_site
-from tests.helpers import REPO
+from tests.helpers import REFERENCE
 
 # Ends the data's script element, opens a comment that would swallow the page's own scripts,
 # and carries markup that would run or be drawn if it were parsed.
@@ -43,7 +43,7 @@ def open_page(browser, path):
 
 def test_hostile_text_in_every_field_is_shown_as_text(browser, tmp_path):
     archive = tmp_path / "archive"
-    doc = json.loads(write_document(REPO / "results", archive, "reference").read_text())
+    doc = json.loads(write_document(REFERENCE, archive, "reference").read_text())
     bad = hostile(doc)
     (archive / f"{doc['id']}.json").write_text(json.dumps(bad))
     out = write_site(archive, None, tmp_path / "site" / "index.html")
@@ -66,7 +66,7 @@ def test_hostile_text_in_every_field_is_shown_as_text(browser, tmp_path):
 
 def test_a_broken_document_leaves_the_others_on_the_page(browser, tmp_path):
     archive = tmp_path / "archive"
-    first = write_document(REPO / "results", archive, "reference")
+    first = write_document(REFERENCE, archive, "reference")
     second = json.loads(first.read_text())
     second["id"] = second["id"].replace("_reference", "_copy")
     second["label"] = "copy"

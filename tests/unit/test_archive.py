@@ -20,9 +20,9 @@ from ingestbench.publish.archive import (
 )
 from ingestbench.publish.history import report, series
 from ingestbench.results.summary import read_summary
-from tests.helpers import OWN, REPO, with_own_data
+from tests.helpers import OWN, REFERENCE, with_own_data
 
-RESULTS = REPO / "results"
+RESULTS = REFERENCE
 
 
 @pytest.fixture(scope="module")

@@ -166,11 +166,11 @@ def test_a_folder_with_only_its_summary_is_compared_by_its_rates(tmp_path, capsy
     """The committed reference run keeps summary.csv, not run files; the gate still works."""
     import pandas as pd
 
-    from tests.helpers import REPO
+    from tests.helpers import REFERENCE
 
     a, slow = tmp_path / "a", tmp_path / "slow"
     a.mkdir(), slow.mkdir()
-    df = pd.read_csv(REPO / "results" / "summary.csv")
+    df = pd.read_csv(REFERENCE / "summary.csv")
     df.to_csv(a / "summary.csv", index=False)
     # Slower beyond the noise: B's fastest repeat below A's slowest.
     beyond = df[df["rows_per_s_max"] / 1.5 < df["rows_per_s_min"]]

@@ -120,7 +120,7 @@ def test_unknown_chart_is_refused(tmp_path, summary):
 
 def test_every_chart_in_the_registry_has_a_drawing_and_a_caption():
     assert list(plots.DRAWERS) == list(CHARTS)
-    smk = (REPO / "rules" / "report.smk").read_text()
+    smk = (REPO / "rules" / "charts.smk").read_text()
     assert "from ingestbench.charts.registry import CHARTS" in smk
     for name in CHARTS:
         assert (REPO / "report" / f"{name}.rst").read_text().strip()
@@ -129,6 +129,9 @@ def test_every_chart_in_the_registry_has_a_drawing_and_a_caption():
         assert (REPO / "report" / f"{caption}.rst").is_file(), caption
     assert 'report: "../report/workflow.rst"' in smk
     assert (REPO / "report" / "workflow.rst").read_text().strip()
+    report = (REPO / "rules" / "report.smk").read_text()
+    for caption in re.findall(r'"\.\./report/(\w+)\.rst"', report):
+        assert (REPO / "report" / f"{caption}.rst").is_file(), caption
 
 
 def test_cpu_chart_stacks_client_and_server_per_million_rows(summary):

@@ -31,7 +31,8 @@ def test_ingest_settings_hold_what_changes_an_ingestion_and_nothing_else():
 
 def test_validation_and_chart_settings_are_their_own_sections():
     assert validate_settings(CONFIG)["rel_tolerance"] == CONFIG["validation"]["rel_tolerance"]
-    assert not {"memory_limit", "keep_export", "export_piece_rows"} & set(validate_settings(CONFIG))
+    assert not {"keep_export", "export_piece_rows"} & set(validate_settings(CONFIG))
+    assert validate_settings(CONFIG)["memory_limit"] == CONFIG["validation"]["memory_limit"]
     assert chart_settings(CONFIG) == {"dpi": CONFIG["charts"]["dpi"]}
 
 

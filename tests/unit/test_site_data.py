@@ -13,12 +13,12 @@ from ingestbench.publish.archive import build_document
 from ingestbench.publish.history import series
 from ingestbench.publish.site import history_groups, page
 from ingestbench.publish.specs import cost_charts, history_chart, rate_chart
-from tests.helpers import REPO
+from tests.helpers import REFERENCE
 
 
 @pytest.fixture(scope="module")
 def doc():
-    return build_document(REPO / "results", "reference")
+    return build_document(REFERENCE, "reference")
 
 
 def _run(doc, commit: str, date: str, factor: float, config: str | None = None) -> dict:

@@ -1,21 +1,28 @@
-"""Every result matches the config and code that claim it: after a real run of a small config,
-an edit plans exactly the jobs it changes (Snakemake's params trigger sees each rule's slice of
-the config and a digest of its code), validation reruns alone, charts and the report come from
-what a fresh clone holds, and two experiments keep their results side by side."""
+"""Every result matches the config and code that claim it, from what a fresh clone holds: the
+default config plans every ingestion; after a real run of a small config, an edit plans exactly
+the jobs it changes with no Snakemake metadata at all (each dry run starts without
+`.snakemake/`: the jobs' own records decide, ingestbench.rule_records), also on a results folder
+whose file times say nothing; the summary never shows a run of other settings; a config of one's
+own in `results/` runs its own datasets; experiments keep their results side by side; the
+reference runs redraw without ingesting; and `make clean` removes only what runs made."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
+from ingestbench.config import load_config
 from ingestbench.dev.workflow_copy import copy_workflow
+from ingestbench.variants import variants_by_dataset
 from tests.helpers import REPO
 
 pytestmark = pytest.mark.server  # the workflow starts its own servers, from the jar
@@ -42,9 +49,14 @@ def snakemake(workdir: Path, config: Path, *args: str) -> subprocess.CompletedPr
     return subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=workdir)
 
 
-def planned(workdir: Path, config: Path, *args: str) -> dict[str, int]:
-    """{rule: jobs} that a dry run plans."""
-    result = snakemake(workdir, config, "-n", *args)
+def planned(workdir: Path, config: Path | None, *args: str) -> dict[str, int]:
+    """{rule: jobs} that a dry run plans, without Snakemake's metadata (as on a fresh clone)."""
+    shutil.rmtree(workdir / ".snakemake", ignore_errors=True)
+    if config is None:
+        cmd = [sys.executable, "-m", "snakemake", "--cores", "2", *args]
+        result = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=workdir)
+    else:
+        result = snakemake(workdir, config, "-n", *args)
     assert result.returncode == 0, result.stderr[-3000:]
     rules = re.findall(r"^(?:local)?rule (\w+):", result.stdout + result.stderr, re.M)
     return {r: rules.count(r) for r in set(rules)}
@@ -106,12 +118,19 @@ def test_an_edit_of_rows_cap_reruns_the_row_loop_only(small_run):
     assert plan["ingest"] == 1 and plan["validate"] == 1
 
 
-def test_an_edit_of_validation_reruns_validation_but_no_ingestion(small_run):
+@pytest.mark.parametrize("key", ["validation__on_failure", "validation__memory_limit"])
+def test_an_edit_of_a_validation_setting_reruns_validation_but_no_ingestion(small_run, key):
     workdir, _ = small_run
-    config = edited(workdir, "c.yaml", SMALL, validation__rel_tolerance=1e-8)
-    plan = planned(workdir, config)
+    value = {"validation__on_failure": "report", "validation__memory_limit": "900MB"}[key]
+    plan = planned(workdir, edited(workdir, "c.yaml", SMALL, **{key: value}))
     assert plan["validate"] == INGESTIONS and "ingest" not in plan
     assert set(plan) >= AFTER_VALIDATION
+
+
+def test_the_repeat_checks_tolerance_reruns_the_ingestions_it_checks(small_run):
+    workdir, _ = small_run
+    plan = planned(workdir, edited(workdir, "c.yaml", SMALL, validation__rel_tolerance=1e-8))
+    assert plan["ingest"] == INGESTIONS and plan["validate"] == INGESTIONS
 
 
 def test_an_edit_of_a_chart_setting_reruns_the_charts_only(small_run):
@@ -163,8 +182,16 @@ def test_the_summary_refuses_a_run_file_of_other_settings(small_run):
             r"than the config's: repeats \(5 in the run file, 1 in the config\)",
             result.stderr,
         ), result.stderr[-2000:]
+        advice = re.search(r"\((snakemake --cores all --forcerun \S+)\)", result.stderr)
+        assert advice, result.stderr[-2000:]
+        cmd = advice.group(1).split()[1:]  # the advised command, as a user would run it
+        rerun = snakemake(workdir, config, *cmd[:1], "2", *cmd[2:])
+        assert rerun.returncode == 0, rerun.stderr[-3000:]
+        assert "rule ingest" in rerun.stdout + rerun.stderr
+        assert json.loads(run.read_text())["settings"]["repeats"] == 1
     finally:
-        run.write_text(original)
+        if json.loads(run.read_text())["settings"]["repeats"] != 1:
+            run.write_text(original)
         assert snakemake(workdir, config).returncode == 0  # the summary back, for the next tests
 
 
@@ -180,41 +207,95 @@ def test_a_second_experiment_keeps_its_own_results(small_run, tmp_path):
     assert planned(workdir, config) == {} and planned(workdir, other) == {}
 
 
-def test_a_fresh_clone_redraws_charts_and_the_report_without_ingesting(small_run, tmp_path):
-    """What a clone holds of a run (runs, validations, summary, environment, charts; no data, no
-    exports, no Snakemake metadata), checked out in path order as git does."""
+def test_a_config_of_ones_own_in_results_runs_its_own_datasets(small_run):
+    """Same results folder, other dataset: its ingestions run and the summary shows only it."""
     workdir, config = small_run
-    clone = copy_workflow(tmp_path)
-    kept = ("runs", "validation", "summary.csv", "summary.md", "environment.json", "plots")
-    for path in sorted((workdir / "results").rglob("*")):
-        rel = path.relative_to(workdir / "results")
-        if path.is_file() and rel.parts[0] in kept and "other" not in rel.parts:
-            (clone / "results" / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(path, clone / "results" / rel)
+    mine = {**SMALL, "datasets": [{"label": "mine", "scale": 30, "epochs": 40, "seed": 9}],
+            "variants": [{"library": "polars", "method": "dataframe", "format": "parquet",
+                          "transport": "tcp"}]}  # fmt: skip
+    path = edited(workdir, "c.mine.yaml", mine)
+    assert planned(workdir, path)["ingest"] == 1
+    try:
+        result = snakemake(workdir, path)
+        assert result.returncode == 0, result.stderr[-3000:]
+        summary = pd.read_csv(workdir / "results" / "summary.csv")
+        assert set(summary["dataset"]) == {"cpu-s30-e40-seed9"}
+        assert set(summary["variant"]) == {"polars-dataframe-parquet-tcp"}
+    finally:
+        assert snakemake(workdir, config).returncode == 0  # the small run's summary back
+
+
+def test_a_copied_results_folder_is_judged_by_its_records_not_its_file_times(small_run, tmp_path):
+    """A results folder copied from elsewhere, every file given one time (no order left): the
+    same config plans nothing, an edit plans exactly what it changes."""
+    workdir, config = small_run
+    clone = copy_workflow(tmp_path, repo=workdir)  # the same code that made the results
+    shutil.copytree(workdir / "results", clone / "results", symlinks=True)
+    for path in (clone / "results").rglob("*"):
+        os.utime(path, (1_700_000_000, 1_700_000_000), follow_symlinks=False)
     shutil.copy(config, clone / config.name)
-    plan = planned(clone, clone / config.name, "charts")
-    assert not {"ingest", "validate", "expected"} & set(plan)
-    assert not [r for r in plan if r.startswith("generate_")]
-    result = snakemake(clone, clone / config.name, "charts")
+    assert planned(clone, clone / config.name) == {}
+    plan = planned(clone, edited(clone, "c.yaml", SMALL, repeats=2))
+    assert plan["ingest"] == INGESTIONS and "generate_cpu_s40_e50_seed7" not in plan
+
+
+def test_a_fresh_clone_plans_every_ingestion_of_the_default_config(tmp_path):
+    """What `make run` runs, from what a clone holds: every variant of config.yaml, here."""
+    clone = copy_workflow(tmp_path)
+    assert not (clone / "results").exists() and not (clone / ".snakemake").exists()
+    plan = planned(clone, None, "-n")
+    assert plan["ingest"] == planned_variants(REPO / "config.yaml") == 31
+    assert plan["validate"] == plan["ingest"] and plan["environment"] == 1
+
+
+def test_a_fresh_clone_plans_the_full_configs_ingestions(tmp_path):
+    clone = copy_workflow(tmp_path)
+    plan = planned(clone, clone / "config.full.yaml")
+    assert plan["ingest"] == planned_variants(REPO / "config.full.yaml") == 250
+
+
+def planned_variants(config_file: Path) -> int:
+    config = load_config(config_file)
+    labels = [d["label"] for d in config["datasets"]]
+    return sum(len(v) for v in variants_by_dataset(config, labels).values())
+
+
+def test_the_reference_runs_redraw_without_ingesting(tmp_path):
+    """The committed reference runs live apart from results/, and their own workflow has no
+    ingestion to plan: it redraws the charts and builds the report from the summary alone."""
+    clone = copy_workflow(tmp_path)
+    reference = ["-s", "reference/Snakefile"]
+    plan = planned(clone, None, *reference, "-n", "--forceall")
+    assert charts(plan) and set(plan) == charts(plan) | {"published_comparison", "all"}
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", *reference, "--cores", "2", "--forceall"],
+        capture_output=True, text=True, timeout=600, cwd=clone,
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
-    report = snakemake(clone, clone / config.name, "--report", "report.html")
+    assert (clone / "reference/default/plots/throughput.png").stat().st_size > 10_000
+    assert not (clone / "results").exists()
+    report = subprocess.run(
+        [sys.executable, "-m", "snakemake", *reference, "--report", "report.html"],
+        capture_output=True, text=True, timeout=600, cwd=clone,
+    )  # fmt: skip
     assert report.returncode == 0, report.stderr[-3000:]
     assert (clone / "report.html").stat().st_size > 10_000
 
 
-def test_the_committed_reference_run_redraws_without_ingesting(tmp_path):
-    """This checkout as a clone has it: the reference run's charts plan no ingestion."""
-    files = subprocess.run(
-        ["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True
-    ).stdout.split()
-    for name in sorted(files):
-        if (REPO / name).is_file():
-            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(REPO / name, tmp_path / name)
-    result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--cores", "2", "-n", "charts"],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr[-3000:]
-    rules = set(re.findall(r"^(?:local)?rule (\w+):", result.stdout + result.stderr, re.M))
-    assert not {"ingest", "validate", "expected"} & rules, rules
+def test_make_clean_removes_what_runs_made_and_no_tracked_file(small_run, tmp_path):
+    workdir, _ = small_run
+    clone = copy_workflow(tmp_path)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q"], cwd=clone, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=clone, check=True)
+    subprocess.run([*git, "commit", "-qm", "clone"], cwd=clone, check=True)
+    shutil.copytree(workdir / "results", clone / "results", symlinks=True)
+    (clone / ".snakemake").mkdir()
+    (clone / "reference" / "default" / "logs").mkdir()
+    result = subprocess.run(["make", "clean"], cwd=clone, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "Removing results/" in result.stdout and "Removing .snakemake/" in result.stdout
+    assert not (clone / "results").exists() and not (clone / ".snakemake").exists()
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True,
+                            text=True, check=True).stdout  # fmt: skip
+    assert status == "", status

@@ -1,7 +1,7 @@
 """The figures the README shows, and docs/configuration.md, generated from committed files.
 
 `make readme` (python -m ingestbench.dev.readme) rewrites the README's block between its
-results markers from `results/summary.csv` and `results/environment.json` of the reference run
+results markers from `reference/default/summary.csv` and `environment.json` of the reference run
 (committed), docs/configuration.md from schemas/config.schema.yaml, and docs/methods.md's
 method table and variant matrices (ingestbench.dev.methods_doc). Nothing is typed by hand,
 so the README cannot drift from the files it quotes; `--check` fails when any is out of date
@@ -26,7 +26,7 @@ from ingestbench.schema import SCHEMA_PATH, load_schema
 
 README = CHECKOUT / "README.md"
 CONFIGURATION = CHECKOUT / "docs" / "configuration.md"
-RESULTS = CHECKOUT / "results"
+RESULTS = CHECKOUT / "reference" / "default"  # the committed reference run, never a run's folder
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 LEADERS = 8  # rows of the README's table: the leading variants of the largest dataset
 GIB = 1 << 30
@@ -53,7 +53,7 @@ def run_line(env: dict[str, Any], config_name: str | None) -> str:
         f"Measured on {m['cores_logical']} cores ({m.get('cpu_model') or 'unknown CPU'}), "
         f"{m['ram_bytes'] / GIB:.1f} GiB RAM; QuestDB {env['questdb']['version']}, Python "
         f"{env['python']['version']}; commit {commit}, {config} (hash {wf['config_hash']}); "
-        f"{env['timestamp_utc'][:10]}. Everything else: `results/environment.json`."
+        f"{env['timestamp_utc'][:10]}. Everything else: `reference/default/environment.json`."
     )
 
 
@@ -65,7 +65,7 @@ def leaders_table(summary: Any, dataset: str | None = None, intro: str | None = 
     df = df.sort_values("rows_per_s_median", ascending=False, kind="stable").head(LEADERS)
     lines = [
         f"{intro or 'Dataset'} `{dataset}`, its {len(df)} fastest validated variants of "
-        f"{variants} (every variant and dataset: `results/summary.csv`):",
+        f"{variants} (every variant and dataset: `reference/default/summary.csv`):",
         "",
         "| # | variant | rows/s, median (min–max) | × wire ceiling | client CPU-s per 1M rows |",
         "|---:|---|---:|---:|---:|",
@@ -112,8 +112,8 @@ def results_block(results: Path = RESULTS, config: Path = CHECKOUT / "config.yam
     return "\n".join(
         [
             BEGIN,
-            "<!-- written by `make readme` from results/summary.csv and "
-            "results/environment.json; do not edit -->",
+            "<!-- written by `make readme` from reference/default/summary.csv and "
+            "environment.json; do not edit -->",
             "",
             f"![Ingestion throughput per variant]({chart})",
             "",

@@ -18,7 +18,7 @@ def check_settings(path: Path, record: RunFile, expected: Mapping[str, Any]) -> 
     if record.settings is None:
         raise SummaryError(
             f"{what} does not record the settings it ran under (it predates that record); "
-            f"rerun it: snakemake --forcerun {path}"
+            f"rerun it: {rerun_command(path)}"
         )
     differ = settings_differences(record.settings, expected)
     if differ:
@@ -28,9 +28,15 @@ def check_settings(path: Path, record: RunFile, expected: Mapping[str, Any]) -> 
             for k in differ
         )
         raise SummaryError(
-            f"{what} ran under other settings than the config's: {keys}; rerun it with "
-            f"snakemake (its params changed), or use the config it ran under."
+            f"{what} ran under other settings than the config's: {keys}; rerun it "
+            f"({rerun_command(path)}), or use the config it ran under."
         )
+
+
+def rerun_command(path: Path) -> str:
+    """A command that reruns the ingestion of `path` and what follows it, whatever Snakemake
+    recorded (or did not) of it."""
+    return f"snakemake --cores all --forcerun {path}"
 
 
 def _dotted(values: Mapping[str, Any], key: str) -> Any:

@@ -23,7 +23,7 @@ from typing import Any
 
 import psutil
 
-from ingestbench.config import QuestDBSettings, config_hash
+from ingestbench.config import QuestDBSettings, config_hash, masked_config
 from ingestbench.dev.lockfile import locked_versions
 from ingestbench.files import write_text_atomic
 from ingestbench.server.process import QuestDB, java_executable
@@ -195,7 +195,7 @@ def collect_environment(
         "workflow": {
             **git_info(workflow_dir),
             "config_hash": config_hash(config),
-            "config": config,
+            "config": masked_config(config),
         },  # fmt: skip
         "machine": machine_info(),
         "python": python_info(),

@@ -91,19 +91,25 @@ class OwnDataset:
                 f"(got {choice!r})."
             )
         symbols = d.get("symbols")
+        path = Path(str(d["path"]))
         return cls(
             label=str(d["label"]),
-            path=Path(str(d["path"])),
+            path=path,
             timestamp=d.get("timestamp"),
             table=d.get("table"),
             symbols=None if symbols is None else tuple(symbols),
             csv=CsvOptions(
-                delimiter=csv.get("delimiter", ","),
+                delimiter=csv.get("delimiter") or default_delimiter(path),
                 null_values=tuple([nulls] if isinstance(nulls, str) else nulls),
                 timestamp_format=csv.get("timestamp_format"),
             ),
             unsupported_columns=choice,
         )
+
+
+def default_delimiter(path: Path) -> str:
+    """A .tsv file's fields are split on tabs, any other CSV file's on commas."""
+    return "\t" if path.suffix.lower() == ".tsv" else ","
 
 
 def is_own(d: dict[str, Any]) -> bool:

@@ -5,9 +5,13 @@
 
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
+
 from ingestbench.charts.registry import chart_paths
 from ingestbench.disk import check_needs, workflow_needs
 from ingestbench.own.dataset import (
+    OwnDataError,
+    check_manifest_source,
     dataset_name,
     dataset_rows,
     is_own,
@@ -33,6 +37,11 @@ VARIANTS = {
     for label, variants in variants_by_dataset(config, list(LABEL_TO_DATASET)).items()
 }
 OWN_DATASETS = [name for name, d in DATASET_CONFIGS.items() if is_own(d)]
+try:
+    for _name in OWN_DATASETS:
+        check_manifest_source(DATASET_CONFIGS[_name], DATA)
+except OwnDataError as exc:
+    raise WorkflowError(str(exc)) from None
 
 
 def script_code(name):

@@ -159,6 +159,32 @@ def own_data_files(d: dict[str, Any]) -> list[str]:
     return sorted(str(p) for p in path.rglob("*.parquet") if p.is_file() and not hidden(p))
 
 
+#: A manifest's name is the label's: two files under one label would share it.
+SAME_LABEL_OTHER_FILE = (
+    "dataset {label!r} names {path}, but {manifest} describes {other} under the same name "
+    "(another config gave that file this label): give this dataset a label of its own "
+    "(datasets[].label), or delete {manifest} if {other} is no longer benchmarked."
+)
+
+
+def check_manifest_source(d: dict[str, Any], data_dir: str) -> None:
+    """Refuse an own dataset whose manifest in `data_dir` describes another file: the same name
+    must be the same data."""
+    if not is_own(d):
+        return
+    import json
+
+    dataset = OwnDataset.from_config(d)
+    manifest = Path(data_dir) / f"{dataset.name}.manifest.json"
+    try:
+        other = json.loads(manifest.read_text())["table"]["source"]["path"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return  # none yet (or unreadable: its describe rule writes it anew)
+    if Path(other).resolve() != dataset.path.resolve():
+        raise OwnDataError(SAME_LABEL_OTHER_FILE.format(
+            label=dataset.label, path=dataset.path, manifest=manifest, other=other))  # fmt: skip
+
+
 def own_variants(d: dict[str, Any], variants: list) -> list:
     """The variants an own dataset runs: those reading its file's format, and the ILP text's
     (a csv variant of a Parquet file would need a copy of the file the workflow never makes)."""

@@ -21,6 +21,7 @@ from ingestbench.own.dataset import (
     own_variants,
 )
 from ingestbench.rule_inputs import code_digest
+from ingestbench.server.certificate import UNVERIFIED
 from ingestbench.variants import (
     FORMATS,
     NO_COPY_ROOT,
@@ -59,6 +60,8 @@ if _NOT_HERE:
     logger.warning(
         NO_COPY_ROOT_PLANNED.format(variants=", ".join(_NOT_HERE), reason=NO_COPY_ROOT)
     )
+if _QDB["mode"] == "external" and _QDB["tls"] and not _QDB["tls_verify"]:
+    logger.warning(UNVERIFIED.format(host=_QDB["host"]))
 try:
     for _name in OWN_DATASETS:
         check_manifest_source(DATASET_CONFIGS[_name], DATA)

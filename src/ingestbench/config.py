@@ -152,7 +152,8 @@ def load_config(path: Path) -> dict[str, Any]:
 NOT_BENCHMARK_KEYS = frozenset({"dtype_matrix", "results_dir", "data_dir", "charts", "guards"})
 #: Keys of a section that cannot change what a run measures or finds: where the jar is cached,
 #: how long to wait for a server's start or stop, whether its data directory (or, on an external
-#: server, its tables and their names) are kept for debugging; how much memory DuckDB takes
+#: server, its tables and their names) are kept for debugging, whether the server's certificate
+#: is verified (at each connection's handshake, never per row); how much memory DuckDB takes
 #: before it spills, whether an export is kept.
 WITHOUT_EFFECT = {
     "questdb": frozenset(
@@ -163,6 +164,7 @@ WITHOUT_EFFECT = {
             "shutdown_grace_s",
             "table_prefix",
             "keep_tables",
+            "tls_verify",
         }
     ),
     "validation": frozenset({"memory_limit", "keep_export"}),
@@ -218,6 +220,7 @@ class QuestDBSettings:
     copy_root: str | None
     tls: bool
     tls_roots: str | None
+    tls_verify: bool
     auth: Mapping[str, Any] | None  # names of environment variables, never secrets
     table_prefix: str
     keep_tables: bool

@@ -186,6 +186,8 @@ def collect_environment(
     mode = qdb_config.get("mode", "embedded")
     questdb = questdb_info(qdb, mode)
     questdb["jar"] = str(jar) if jar else None
+    if qdb_config.get("tls"):  # whether the server's certificate was verified (tls_verify)
+        questdb["tls_verify"] = bool(qdb_config.get("tls_verify", True))
     java = java_info(qdb_config.get("java")) if mode == "embedded" else None
     return {
         "schema_version": SCHEMA_VERSION,

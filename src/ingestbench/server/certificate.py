@@ -26,7 +26,7 @@ SELF_SIGNED = (
 #: The certificate verifies, but is a CA's: the ILP client refuses it as a server's own.
 CA_AS_SERVER = (
     "the TLS certificate of QuestDB at {where} ({subject}) is a CA certificate "
-    "(basicConstraints CA:TRUE, as `openssl req -x509` makes by default), which the QuestDB "
+    "(basicConstraints CA:TRUE, as openssl req -x509 makes by default), which the QuestDB "
     "client refuses as a server's own (CaUsedAsEndEntity): give the server a certificate "
     "without CA:TRUE, signed by the CA in questdb.tls_roots, or, for a test server only, set "
     "questdb.tls_verify: false."

@@ -167,3 +167,17 @@ def test_a_tsv_file_is_split_on_tabs(tmp_path):
     manifest = write_own_manifest(OwnDataset.from_config({"label": "mine", "path": str(path)}),
                                   tmp_path / "m.json")  # fmt: skip
     assert manifest["rows"] == 5 and manifest["columns"] == 3
+
+
+def test_the_environment_record_masks_any_secret_its_config_could_hold():
+    from ingestbench.config import masked_config
+
+    auth = {
+        "http": {"username": "admin", "password": SECRET, "password_env": "QDB_PASSWORD"},
+        "tcp": {"username": "k", "token_env": "KEY", "token_x": "x", "token_y": "y"},
+    }
+    masked = masked_config({"questdb": {"auth": auth}, "repeats": 3})
+    assert SECRET not in json.dumps(masked)
+    assert masked["questdb"]["auth"]["http"] == {"username": "admin", "password": "****",
+                                                 "password_env": "QDB_PASSWORD"}  # fmt: skip
+    assert masked["questdb"]["auth"]["tcp"] == auth["tcp"] and masked["repeats"] == 3

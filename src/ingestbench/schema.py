@@ -67,8 +67,10 @@ SECRET_SECTION = ("questdb", "auth")
 
 def _masked(error, message: str) -> str:
     """`message` without any value of the credentials block it is about (a secret typed where
-    the name of its variable goes would otherwise be printed and logged)."""
-    if tuple(error.absolute_path)[:2] != SECRET_SECTION:
+    the name of its variable goes would otherwise be printed and logged), nor a value that
+    looks like credentials in an address."""
+    userinfo = isinstance(error.instance, str) and "@" in error.instance  # user:password@host
+    if tuple(error.absolute_path)[:2] != SECRET_SECTION and not userinfo:
         return message
     for value in _strings(error.instance):  # jsonschema quotes a value as its repr
         message = message.replace(repr(value), "'****'")

@@ -75,6 +75,11 @@ def test_a_secret_where_a_variables_name_goes_is_never_quoted():
     assert SECRET not in message and "'****' is not the name of an environment variable" in message
 
 
+def test_credentials_typed_into_the_host_are_never_quoted():
+    message = _refusal(False, questdb={"mode": "external", "host": f"admin:{SECRET}@db"})
+    assert SECRET not in message and message.startswith("invalid config at 'questdb.host': '****'")
+
+
 @pytest.mark.parametrize(
     ("dataset", "said"),
     [

@@ -10,6 +10,13 @@ CORES ?= all
 # The experiment: CONFIG=config.iot.yaml merges that file over config.yaml, as --configfile does;
 # every target that reads or writes results then uses that config's folder (its results_dir).
 CONFIG ?=
+# A mistyped CONFIG= must stop here: a missing file would leave RESULTS empty, and a target
+# would go on with the default results/ under the wrong label.
+ifneq ($(CONFIG),)
+ifeq ($(wildcard $(CONFIG)),)
+$(error CONFIG=$(CONFIG) names no file; check the name (the configs here: $(wildcard config*.yaml)))
+endif
+endif
 CONFIG_ARG = $(if $(CONFIG),--configfile $(CONFIG))
 RESULTS = $(shell $(BIN)/ingestbench results-dir $(if $(CONFIG),--config $(CONFIG)))
 export PATH := $(abspath $(BIN)):$(PATH)

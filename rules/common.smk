@@ -5,9 +5,14 @@
 
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
+from snakemake.logging import logger
+
 from ingestbench.charts.registry import chart_paths
 from ingestbench.disk import check_needs, workflow_needs
 from ingestbench.own.dataset import (
+    OwnDataError,
+    check_manifest_source,
     dataset_name,
     dataset_rows,
     is_own,
@@ -16,7 +21,15 @@ from ingestbench.own.dataset import (
     own_variants,
 )
 from ingestbench.rule_inputs import code_digest
-from ingestbench.variants import FORMATS, parse_variant_name, variants_by_dataset
+from ingestbench.server.certificate import UNVERIFIED
+from ingestbench.variants import (
+    FORMATS,
+    NO_COPY_ROOT,
+    NO_COPY_ROOT_PLANNED,
+    parse_variant_name,
+    server_unsupported,
+    variants_by_dataset,
+)
 
 # This experiment's results (each config names its own folder) and the datasets (shared).
 RESULTS = config["results_dir"].rstrip("/")
@@ -33,6 +46,27 @@ VARIANTS = {
     for label, variants in variants_by_dataset(config, list(LABEL_TO_DATASET)).items()
 }
 OWN_DATASETS = [name for name, d in DATASET_CONFIGS.items() if is_own(d)]
+# Variants the configured server cannot run: said once here; their jobs record them unsupported.
+_QDB = config["questdb"]
+_NOT_HERE = sorted(
+    {
+        v.name
+        for vs in VARIANTS.values()
+        for v in vs
+        if server_unsupported(v.method, _QDB["mode"], _QDB["copy_root"])
+    }
+)
+if _NOT_HERE:
+    logger.warning(
+        NO_COPY_ROOT_PLANNED.format(variants=", ".join(_NOT_HERE), reason=NO_COPY_ROOT)
+    )
+if _QDB["mode"] == "external" and _QDB["tls"] and not _QDB["tls_verify"]:
+    logger.warning(UNVERIFIED.format(host=_QDB["host"]))
+try:
+    for _name in OWN_DATASETS:
+        check_manifest_source(DATASET_CONFIGS[_name], DATA)
+except OwnDataError as exc:
+    raise WorkflowError(str(exc)) from None
 
 
 def script_code(name):

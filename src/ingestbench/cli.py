@@ -152,6 +152,15 @@ def add_ingest_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
     parser.add_argument(
         "--timestamp", help="your own file's designated timestamp, when it has several"
     )
+    csv = parser.add_argument_group("your own CSV file (as datasets[].csv in a config)")
+    csv.add_argument("--delimiter", help="the field separator (default: a tab for .tsv, else ,)")
+    csv.add_argument(
+        "--null-value",
+        action="append",
+        dest="null_values",
+        help="a field value meaning null; repeat for several (default: the empty field)",
+    )
+    csv.add_argument("--timestamp-format", help="strptime format of the time columns")
     parser.add_argument("--config", default="config.yaml", help="default: %(default)s")
     parser.add_argument("--repeats", type=_int, help="override the config's repeats")
     parser.add_argument("--out", default="run.json", help="run file (default: %(default)s)")
@@ -187,8 +196,14 @@ def run_ingest(args: argparse.Namespace) -> int:
     manifest = data.with_name(data.name.rsplit(".", 1)[0] + ".manifest.json")
     if not manifest.is_file():  # not a generated file: the user's own, described beside --out
         from ingestbench.own.cli import describe_by_hand
+        from ingestbench.own.dataset import CsvOptions, default_delimiter
 
-        data, manifest = describe_by_hand(data, variant, Path(args.out), args.timestamp)
+        csv = CsvOptions(
+            delimiter=args.delimiter or default_delimiter(data),
+            null_values=tuple(args.null_values or [""]),
+            timestamp_format=args.timestamp_format,
+        )
+        data, manifest = describe_by_hand(data, variant, Path(args.out), args.timestamp, csv)
     # Kept where the workflow keeps its server logs, so a failed start can name a file that exists.
     server_log = Path(config["results_dir"]) / "logs" / "questdb" / f"{variant.name}.log"
     run = ingest_job(

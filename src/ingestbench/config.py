@@ -38,6 +38,7 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
             + "): --configfile reads every path after it as a config; put targets before "
             "--configfile."
         )
+    refuse_typed_secrets(config)
     error = first_error(config, load_schema(schema_path))
     if error is not None:
         raise ConfigError(
@@ -72,6 +73,42 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
                 f"{config['ilp_protocol_version']}; set it to 2 or drop that method."
             )
     return config
+
+
+#: Keys of `questdb.auth` blocks where a secret itself was typed instead of its variable's name.
+SECRET_KEYS = ("password", "token", "secret", "private_key")
+#: The secret is never part of the sentence: it would land in the terminal and Snakemake's log.
+SECRET_IN_CONFIG = (
+    "invalid config at 'questdb.auth.{block}.{key}': a secret goes in an environment variable, "
+    "never in the config file (which runs copy into logs and records): export it and name the "
+    "variable in questdb.auth.{block}.{key}_env instead (the value is not shown)."
+)
+
+
+def refuse_typed_secrets(config: Mapping[str, Any]) -> None:
+    """Refuse a secret typed into the config, before the schema's messages could quote it."""
+    questdb = config.get("questdb")
+    auth = questdb.get("auth") if isinstance(questdb, Mapping) else None
+    for block, keys in auth.items() if isinstance(auth, Mapping) else ():
+        for key in keys if isinstance(keys, Mapping) else ():
+            if key in SECRET_KEYS:
+                raise ConfigError(SECRET_IN_CONFIG.format(block=block, key=key))
+
+
+#: `questdb.auth` keys that hold no secret: names of variables, the user, the public key.
+PUBLIC_AUTH_KEYS = frozenset({"username", "token_x", "token_y"})
+
+
+def masked_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The config as a record may hold it: any `questdb.auth` value but the names of variables,
+    the user and the public key masked (a validated config has none; this is the backstop)."""
+    out = json.loads(json.dumps(config))
+    auth = (out.get("questdb") or {}).get("auth")
+    for block in (auth or {}).values():
+        for key in list(block) if isinstance(block, dict) else ():
+            if not key.endswith("_env") and key not in PUBLIC_AUTH_KEYS:
+                block[key] = "****"
+    return out
 
 
 #: The Snakefile's `configfile:`; a --configfile is merged over it.
@@ -115,7 +152,8 @@ def load_config(path: Path) -> dict[str, Any]:
 NOT_BENCHMARK_KEYS = frozenset({"dtype_matrix", "results_dir", "data_dir", "charts", "guards"})
 #: Keys of a section that cannot change what a run measures or finds: where the jar is cached,
 #: how long to wait for a server's start or stop, whether its data directory (or, on an external
-#: server, its tables and their names) are kept for debugging; how much memory DuckDB takes
+#: server, its tables and their names) are kept for debugging, whether the server's certificate
+#: is verified (at each connection's handshake, never per row); how much memory DuckDB takes
 #: before it spills, whether an export is kept.
 WITHOUT_EFFECT = {
     "questdb": frozenset(
@@ -126,6 +164,7 @@ WITHOUT_EFFECT = {
             "shutdown_grace_s",
             "table_prefix",
             "keep_tables",
+            "tls_verify",
         }
     ),
     "validation": frozenset({"memory_limit", "keep_export"}),
@@ -181,6 +220,7 @@ class QuestDBSettings:
     copy_root: str | None
     tls: bool
     tls_roots: str | None
+    tls_verify: bool
     auth: Mapping[str, Any] | None  # names of environment variables, never secrets
     table_prefix: str
     keep_tables: bool

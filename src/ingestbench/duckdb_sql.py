@@ -180,8 +180,23 @@ def own_relation(spec: Any, limit: int | None = None) -> str:
 
 
 def unreadable(path: Path, exc: Exception) -> UserError:
+    """A file this workflow wrote (a dataset, an export) that DuckDB cannot read."""
     first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
     return UserError(
         f"cannot read {path} ({first}); the file is missing, corrupted or truncated: delete it and "
         f"rerun the rule that writes it."
     )
+
+
+#: The user's own file is theirs: the fix never deletes it.
+OWN_FILE_UNREADABLE = (
+    "cannot read your file {path} ({reason}); it changed or broke since its manifest was "
+    "written, and this workflow never writes or deletes it: restore or fix the file, then rerun "
+    "(its dataset is described again)."
+)
+
+
+def own_unreadable(path: Path | str, exc: Exception) -> UserError:
+    """The user's own file that DuckDB cannot read."""
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+    return UserError(OWN_FILE_UNREADABLE.format(path=path, reason=first))

@@ -23,7 +23,7 @@ from typing import Any
 
 import psutil
 
-from ingestbench.config import QuestDBSettings, config_hash
+from ingestbench.config import QuestDBSettings, config_hash, masked_config
 from ingestbench.dev.lockfile import locked_versions
 from ingestbench.files import write_text_atomic
 from ingestbench.server.process import QuestDB, java_executable
@@ -186,6 +186,8 @@ def collect_environment(
     mode = qdb_config.get("mode", "embedded")
     questdb = questdb_info(qdb, mode)
     questdb["jar"] = str(jar) if jar else None
+    if qdb_config.get("tls"):  # whether the server's certificate was verified (tls_verify)
+        questdb["tls_verify"] = bool(qdb_config.get("tls_verify", True))
     java = java_info(qdb_config.get("java")) if mode == "embedded" else None
     return {
         "schema_version": SCHEMA_VERSION,
@@ -195,7 +197,7 @@ def collect_environment(
         "workflow": {
             **git_info(workflow_dir),
             "config_hash": config_hash(config),
-            "config": config,
+            "config": masked_config(config),
         },  # fmt: skip
         "machine": machine_info(),
         "python": python_info(),

@@ -55,7 +55,94 @@ def first_error(instance: Any, schema: dict[str, Any]) -> tuple[str, str] | None
 
     cls = _with_defaults(jsonschema.validators.validator_for(schema))
     error = jsonschema.exceptions.best_match(cls(schema).iter_errors(instance))
-    return None if error is None else (_path(error), _message(error))
+    if error is None:
+        return None
+    error = _one_branch(error)
+    return _path(error), _masked(error, _message(error))
+
+
+#: Where the config holds credentials: errors there never quote a value.
+SECRET_SECTION = ("questdb", "auth")
+
+
+def _masked(error, message: str) -> str:
+    """`message` without any value of the credentials block it is about (a secret typed where
+    the name of its variable goes would otherwise be printed and logged), nor a value that
+    looks like credentials in an address."""
+    userinfo = isinstance(error.instance, str) and "@" in error.instance  # user:password@host
+    if tuple(error.absolute_path)[:2] != SECRET_SECTION and not userinfo:
+        return message
+    for value in _strings(error.instance):  # jsonschema quotes a value as its repr
+        message = message.replace(repr(value), "'****'")
+    return message
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value else []
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _branches(error) -> list[tuple[list[str], list[str] | None]] | None:
+    """A oneOf of object shapes on a mapping: each shape's (required keys, allowed keys or
+    None when any key goes); None when the oneOf is of anything else."""
+    shapes = error.validator_value
+    if error.validator != "oneOf" or not isinstance(error.instance, dict):
+        return None
+    if not all(isinstance(b, dict) and "$ref" not in b for b in shapes):
+        return None
+    return [(list(b.get("required", [])),
+             list(b.get("properties", {})) if b.get("additionalProperties") is False else None)
+            for b in shapes]  # fmt: skip
+
+
+def _fitting(error) -> list[int]:
+    """The shapes of a oneOf whose keys the mapping has, and no other."""
+    keys = set(error.instance)
+    return [i for i, (req, allowed) in enumerate(_branches(error) or [])
+            if keys >= set(req) and (allowed is None or keys <= set(allowed))]  # fmt: skip
+
+
+def _one_branch(error):
+    """For a oneOf of shapes where the mapping's keys pick one, that shape's own error (a bad
+    value inside it), instead of "not valid under any of the given schemas"."""
+    import jsonschema
+
+    while _branches(error) is not None and len(fit := _fitting(error)) == 1:
+        inner = [e for e in error.context or () if e.schema_path[0] == fit[0]]
+        if not inner:
+            break
+        error = jsonschema.exceptions.best_match(inner)
+    return error
+
+
+def _shape_message(error) -> str | None:
+    """Which keys a oneOf of shapes wants and which are wrong, naming them."""
+    shapes = _branches(error)
+    if shapes is None:
+        return None
+    keys = set(error.instance)
+    if all(allowed is None for _, allowed in shapes):  # shapes that differ by a required key
+        keys_of = " or ".join(" and ".join(map(repr, req)) for req, _ in shapes)
+        return f"give {keys_of}, not both" if _fitting(error) else f"{keys_of} is missing"
+    alternatives = " or ".join("{" + ", ".join(allowed) + "}" for _, allowed in shapes)
+    if len(_fitting(error)) > 1:
+        return f"give only one of {alternatives}"
+    # The shape nearest the mapping: the most keys in common, then the fewest missing.
+    req, allowed = max(shapes, key=lambda s: (len(keys & set(s[1] if s[1] is not None else s[0])),
+                                              -len(set(s[0]) - keys)))  # fmt: skip
+    wrong = sorted(keys - set(allowed)) if allowed is not None else []
+    missing = [k for k in req if k not in keys]
+    said = []
+    if wrong:
+        said.append(f"{', '.join(map(repr, wrong))} is not a key here")
+    if missing:
+        said.append(f"{' and '.join(map(repr, missing))} is missing")
+    return f"{'; '.join(said)} (it takes {alternatives})"
 
 
 @functools.cache
@@ -89,9 +176,23 @@ def _message(error) -> str:
     old = [k for k in error.instance if k in renamed] if renamed else []
     if old:
         return f"{old[0]!r} is now called {renamed[old[0]]!r} (the same keys inside): rename it"
+    hint = error.schema.get("x-hint") if isinstance(error.schema, dict) else None
+    if hint and error.validator == "pattern":
+        return f"{error.instance!r} {hint}"
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = list(error.schema.get("properties", {}))
+        wrong = [k for k in error.instance if k not in known]
+        return (f"{', '.join(map(repr, wrong))} is not a key here (its keys: "
+                f"{', '.join(known)})" + (f"; {hint}" if hint else ""))  # fmt: skip
+    shape = _shape_message(error)
+    if shape is not None:
+        return shape + (f"; {hint}" if hint else "")
+    if error.validator == "required":
+        missing = [k for k in error.validator_value if k not in error.instance]
+        return f"{' and '.join(map(repr, missing))} is missing" + (f"; {hint}" if hint else "")
     enums = [e for e in [error, *(error.context or ())] if e.validator == "enum"]
     if not enums:
-        return error.message
+        return error.message + (f"; {hint}" if hint else "")
     deepest = max(enums, key=lambda e: len(e.absolute_path))  # the bad item of a list
     allowed = ", ".join(map(str, deepest.validator_value))
     return f"{deepest.instance!r} is not one of {allowed}"

@@ -38,6 +38,28 @@ SERVER_METHOD_FORMATS = {"server_csv": "csv", "server_copy": "csv", "server_parq
 SERVER_METHODS = tuple(SERVER_METHOD_FORMATS)
 #: Methods that send a file of ILP text as it is (library none, format ilp, workers = connections).
 FILE_METHODS = ("ilp_file",)
+#: Server methods that have the server read the file from its copy root (cairo.sql.copy.root).
+COPY_ROOT_METHODS = ("server_copy", "server_parquet")
+#: Why a copy-root method cannot run against an external server without questdb.copy_root.
+NO_COPY_ROOT = (
+    "the external server's copy root is not known (questdb.copy_root is unset), and "
+    "server_copy and server_parquet have the server read the file from there"
+)
+#: Said once before any job runs, when the config plans such variants.
+NO_COPY_ROOT_PLANNED = (
+    "{variants}: recorded as unsupported without starting anything, because {reason}; to run "
+    "them, set questdb.copy_root to the server's cairo.sql.copy.root as this machine sees it."
+)
+
+
+def server_unsupported(method: str, mode: str, copy_root: str | None) -> str | None:
+    """Why `method` cannot run against the configured server (the config alone tells), or None.
+    The ingest job records such a variant as unsupported before it reaches any server."""
+    if method in COPY_ROOT_METHODS and mode == "external" and not copy_root:
+        return NO_COPY_ROOT
+    return None
+
+
 FORMATS = ("parquet", "csv", "ilp")
 TRANSPORTS = ("http", "tcp")
 DEFAULT_WORKERS = 2

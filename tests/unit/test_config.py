@@ -27,7 +27,7 @@ def test_default_config_is_valid_and_defaults_are_filled():
 @pytest.mark.parametrize(
     ("change", "named"),
     [
-        (lambda c: c.update(repeat=3), "'repeat' was unexpected"),
+        (lambda c: c.update(repeat=3), "'repeat' is not a key here"),
         (lambda c: c.update(repeats="three"), "'repeats'"),
         (lambda c: c["datasets"][0].update(scale=0), "datasets[0].scale"),
         (lambda c: c["datasets"][0].update(field_type="float"), "datasets[0].field_type"),

@@ -384,7 +384,7 @@ def test_bad_parameters_give_one_sentence(kwargs, fragment):
     [
         ({"out_of_order": {"lag": "soon"}}, "at 'out_of_order.lag': 'soon' does not match"),
         ({"rows": 100}, "sets both epochs and rows: set one of datasets[].epochs and"),
-        ({"colour": "red"}, "('colour' was unexpected); fix the datasets[] entry"),
+        ({"colour": "red"}, "'colour' is not a key here"),
         ({"field_type": "float"}, "'float' is not one of double, long; set datasets[].field_type"),
     ],
 )

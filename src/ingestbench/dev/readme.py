@@ -142,8 +142,9 @@ def _type(spec: dict[str, Any]) -> str:
     if "const" in spec:
         return f"`{json.dumps(spec['const'])}`"
     # A oneOf beside a type only picks required keys (epochs or rows): the type says it all.
-    if "oneOf" in spec and "type" not in spec:
-        return " or ".join(_type(s) for s in spec["oneOf"])
+    if "oneOf" in spec and "type" not in spec:  # shapes of an object by their keys
+        return " or ".join("`{" + ", ".join(s["properties"]) + "}`" if "properties" in s
+                           else _type(s) for s in spec["oneOf"])  # fmt: skip
     if "$ref" in spec:
         return spec["$ref"].rsplit("/", 1)[-1].replace("_", " ")
     t = spec.get("type", "object")
@@ -155,6 +156,8 @@ def _type(spec: dict[str, Any]) -> str:
 
 def _default(spec: dict[str, Any]) -> str:
     if "default" not in spec:
+        if spec.get("_one_of"):
+            return "required: " + " or ".join(spec["_one_of"])
         return "required" if spec.get("_required") else "–"
     value = spec["default"]
     if isinstance(value, dict) and not value:
@@ -163,31 +166,43 @@ def _default(spec: dict[str, Any]) -> str:
 
 
 def _rows(
-    properties: dict[str, Any], required: list[str], prefix: str, defs: dict[str, Any]
+    properties: dict[str, Any],
+    required: list[str],
+    prefix: str,
+    defs: dict[str, Any],
+    either: list[str] | None = None,
 ) -> list[str]:
+    """The table's rows of an object's keys; `either`: keys of which one is required (a oneOf
+    of `required` lists beside the keys)."""
     rows = []
     for key, spec in properties.items():
-        spec = {**spec, "_required": key in required}
+        one_of = either if either and key in either else None
+        spec = {**spec, "_required": key in required, "_one_of": one_of}
         path = f"{prefix}{key}"
         text = " ".join(str(spec.get("description", "")).split()).replace("|", "\\|")
         rows.append(f"| `{path}` | {_type(spec)} | {_default(spec)} | {text} |")
         if "properties" in spec:
             rows += _rows(spec["properties"], spec.get("required", []), f"{path}.", defs)
-        for items in _item_schemas(spec.get("items", {}), defs):  # each kind of item in turn
-            new = _rows(items["properties"], items.get("required", []), f"{path}[].", defs)
-            rows += [row for row in new if row not in rows]
+        shapes = _item_schemas(spec.get("items", {}), defs)
+        for title, items in shapes:  # each shape of item apart, under its own heading row
+            if len(shapes) > 1:
+                rows.append(f"| **`{path}[]`: {title}** | | | |")
+            either = [k for b in items.get("oneOf", []) for k in b.get("required", [])]
+            rows += _rows(items["properties"], items.get("required", []), f"{path}[].", defs,
+                          either)  # fmt: skip
     return rows
 
 
-def _item_schemas(items: dict[str, Any], defs: dict[str, Any]) -> list[dict[str, Any]]:
-    """An array's item schemas with properties: the one, or each branch of an if/then/else."""
+def _item_schemas(items: dict[str, Any], defs: dict[str, Any]) -> list[tuple[str, dict]]:
+    """An array's item schemas with properties, with their titles: the one, or each branch of
+    an if/then/else."""
     branches = [items.get("else"), items.get("then")] if "if" in items else [items]
     found = []
     for branch in branches:
         if branch and "$ref" in branch:
             branch = defs[branch["$ref"].rsplit("/", 1)[-1]]
         if branch and "properties" in branch:
-            found.append(branch)
+            found.append((str(branch.get("title", "")), branch))
     return found
 
 
@@ -216,11 +231,14 @@ def configuration_doc(schema_path: Path = SCHEMA_PATH) -> str:
         "outputs depend on (`ingestbench.rule_inputs`), so `snakemake -n` shows exactly what an "
         "edit changes: `repeats`, `warmup_rows`, `ilp_protocol_version`, `table`, the `questdb` "
         "settings and `validation.export_piece_rows` rerun the ingestions (`rows_cap` only the "
-        "row loops) and what follows them; the other `validation` keys the validations; "
-        "`charts` the charts; `datasets` regenerate their data. The keys that cannot change a "
-        "result (`questdb.cache_dir`, `keep_data`, `startup_timeout_s`, `shutdown_grace_s`, "
-        "`validation.memory_limit`, `keep_export`, `results_dir`, `data_dir`) rerun nothing and "
-        "are left out of the config's hash.",
+        "row loops) and what follows them; the other `validation` keys the validations "
+        "(`validation.memory_limit` too: it is a validation setting, a param of every "
+        "validation, though it cannot change a verdict); `charts` the charts; `datasets` "
+        "regenerate their data, and so does `data_dir` (the datasets are written in the new "
+        "folder, and the jobs that read them rerun). The keys that cannot change a result "
+        "(`questdb.cache_dir`, `keep_data`, `startup_timeout_s`, `shutdown_grace_s`, "
+        "`tls_verify`, `validation.keep_export`, `results_dir`) rerun nothing; they, "
+        "`validation.memory_limit` and `data_dir` are left out of the config's hash.",
         "",
         " ".join(str(schema.get("description", "")).split()),
         "",

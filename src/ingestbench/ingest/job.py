@@ -23,7 +23,7 @@ from ingestbench.results.records import SCHEMA_VERSION, RunFile, write_run
 from ingestbench.server.configured import questdb_server
 from ingestbench.server.process import QuestDB
 from ingestbench.tsbs.columns import table_files
-from ingestbench.variants import Variant
+from ingestbench.variants import Variant, server_unsupported
 
 if TYPE_CHECKING:
     from ingestbench.ingest.methods import Job
@@ -73,11 +73,15 @@ def ingest_job(
     `recorded_settings` (ingestbench.rule_inputs.ingest_settings) go into the run file: what
     it ran under, which the summary checks against the config."""
     manifest = load_json(files.manifest, "dataset manifest")
-    if manifest.get("own") and (reason := _own_unsupported(variant, manifest)):
-        log.info("%s cannot load this table: %s", variant.name, reason)
+    qdb_settings = settings.questdb
+    reason = server_unsupported(variant.method, qdb_settings.mode, qdb_settings.copy_root)
+    if reason is None and manifest.get("own"):
+        reason = _own_unsupported(variant, manifest)
+    if reason is not None:  # decided before any server starts
+        log.info("%s cannot run here: %s", variant.name, reason)
         from ingestbench.own.job import write_unsupported
 
-        return write_unsupported(files, variant, manifest, reason)
+        return write_unsupported(files, variant, dataset_summary(manifest), reason)
     contention = Contention().look()  # before this job's own server exists
     if settings.guards.exclusive:
         contention.refuse_if_busy()
@@ -94,7 +98,7 @@ def ingest_job(
             log.info("%s could not load this table: %s", variant.name, reason)
             from ingestbench.own.job import write_unsupported
 
-            return write_unsupported(files, variant, manifest, reason)
+            return write_unsupported(files, variant, dataset_summary(manifest), reason)
     doc["contention"] = contention.to_dict()
     if contention.contended:
         log.warning("%s shared the machine with other work during its repeats (%s); its run "

@@ -6,11 +6,9 @@ import contextlib
 import dataclasses
 import functools
 import logging
-import multiprocessing
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import psutil
@@ -22,6 +20,7 @@ from ingestbench.ingest.frames.readers import import_libraries
 from ingestbench.ingest.methods import METHODS, Job
 from ingestbench.ingest.timing import Clock, whole_file_end_to_end
 from ingestbench.ingest.warmup import warm_up
+from ingestbench.ingest.workers import child_pool
 from ingestbench.results.records import END_TO_END_PHASES, PHASES, SCHEMA_VERSION
 from ingestbench.server.deadline import Deadline
 from ingestbench.server.table import disk_bytes, raise_send_cause, recreate_table, wait_visible
@@ -157,7 +156,7 @@ class RepeatGuards:
         # In a child process of its own: DuckDB's pass over the source would leave memory in
         # this one (its allocator keeps what it freed), and the later repeats' client peak RSS
         # would count the checker's memory as the client's.
-        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as child:
+        with child_pool() as child:
             return child.submit(self.source).result()
 
     def check(self, job: Job, index: int) -> None:

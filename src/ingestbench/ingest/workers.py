@@ -7,10 +7,30 @@ siblings and the parent wait on; without a watch the parent would wait out the b
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
+import os
 import queue
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
+
+from ingestbench.server.process import die_with_parent
+
+
+def child_pool() -> ProcessPoolExecutor:
+    """One spawned child process that ends with this one, even when this one is SIGKILLed
+    (a killed job must leave no checker holding its memory)."""
+    return ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_die_with, initargs=(os.getpid(),))  # fmt: skip
+
+
+def _die_with(parent: int) -> None:
+    """Runs first in the child: the kernel's parent-death signal, and an exit if the parent is
+    gone already (it died before the signal was asked for)."""
+    die_with_parent()
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def died(procs: list) -> list:

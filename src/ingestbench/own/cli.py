@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ingestbench.own.dataset import OwnDataError, OwnDataset
+from ingestbench.own.dataset import CsvOptions, OwnDataError, OwnDataset, default_delimiter
 from ingestbench.variants import Variant
 
 
@@ -18,7 +18,11 @@ def label_of(path: Path) -> str:
 
 
 def describe_by_hand(
-    data: Path, variant: Variant, out: Path, timestamp: str | None = None
+    data: Path,
+    variant: Variant,
+    out: Path,
+    timestamp: str | None = None,
+    csv: CsvOptions | None = None,
 ) -> tuple[Path, Path]:
     """(the file the variant reads, the manifest) for the user's file at `data`."""
     from ingestbench.own.ilp import write_ilp
@@ -27,12 +31,15 @@ def describe_by_hand(
 
     if not data.exists():
         raise OwnDataError(f"{data} does not exist; point --data at a Parquet or CSV file.")
-    dataset = OwnDataset(label=label_of(data), path=data, timestamp=timestamp)
+    csv = csv or CsvOptions(delimiter=default_delimiter(data))
+    dataset = OwnDataset(label=label_of(data), path=data, timestamp=timestamp, csv=csv)
     manifest_path = out.with_name(f"{out.name.rsplit('.', 1)[0]}.manifest.json")
     try:
         manifest = write_own_manifest(dataset, manifest_path)
     except OwnDataError as exc:  # by hand, the fix is the command line's
-        raise OwnDataError(str(exc).replace("datasets[].timestamp", "--timestamp")) from None
+        text = str(exc).replace("datasets[].timestamp", "--timestamp")
+        raise OwnDataError(text.replace("datasets[].csv", "--delimiter, --null-value and "
+                                        "--timestamp-format")) from None  # fmt: skip
     if variant.format != "ilp":
         return data, manifest_path
     ilp = out.with_name(f"{dataset.name}.ilp")

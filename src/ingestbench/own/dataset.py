@@ -91,19 +91,25 @@ class OwnDataset:
                 f"(got {choice!r})."
             )
         symbols = d.get("symbols")
+        path = Path(str(d["path"]))
         return cls(
             label=str(d["label"]),
-            path=Path(str(d["path"])),
+            path=path,
             timestamp=d.get("timestamp"),
             table=d.get("table"),
             symbols=None if symbols is None else tuple(symbols),
             csv=CsvOptions(
-                delimiter=csv.get("delimiter", ","),
+                delimiter=csv.get("delimiter") or default_delimiter(path),
                 null_values=tuple([nulls] if isinstance(nulls, str) else nulls),
                 timestamp_format=csv.get("timestamp_format"),
             ),
             unsupported_columns=choice,
         )
+
+
+def default_delimiter(path: Path) -> str:
+    """A .tsv file's fields are split on tabs, any other CSV file's on commas."""
+    return "\t" if path.suffix.lower() == ".tsv" else ","
 
 
 def is_own(d: dict[str, Any]) -> bool:
@@ -151,6 +157,32 @@ def own_data_files(d: dict[str, Any]) -> list[str]:
         return any(part.startswith((".", "_")) for part in p.relative_to(path).parts)
 
     return sorted(str(p) for p in path.rglob("*.parquet") if p.is_file() and not hidden(p))
+
+
+#: A manifest's name is the label's: two files under one label would share it.
+SAME_LABEL_OTHER_FILE = (
+    "dataset {label!r} names {path}, but {manifest} describes {other} under the same name "
+    "(another config gave that file this label): give this dataset a label of its own "
+    "(datasets[].label), or delete {manifest} if {other} is no longer benchmarked."
+)
+
+
+def check_manifest_source(d: dict[str, Any], data_dir: str) -> None:
+    """Refuse an own dataset whose manifest in `data_dir` describes another file: the same name
+    must be the same data."""
+    if not is_own(d):
+        return
+    import json
+
+    dataset = OwnDataset.from_config(d)
+    manifest = Path(data_dir) / f"{dataset.name}.manifest.json"
+    try:
+        other = json.loads(manifest.read_text())["table"]["source"]["path"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return  # none yet (or unreadable: its describe rule writes it anew)
+    if Path(other).resolve() != dataset.path.resolve():
+        raise OwnDataError(SAME_LABEL_OTHER_FILE.format(
+            label=dataset.label, path=dataset.path, manifest=manifest, other=other))  # fmt: skip
 
 
 def own_variants(d: dict[str, Any], variants: list) -> list:

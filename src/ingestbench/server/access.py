@@ -74,6 +74,7 @@ class Access:
 
     tls: bool = False
     tls_roots: str | None = None  # a PEM file of the CA; None: the system's roots
+    tls_verify: bool = True  # False: any certificate is taken (a test server's; warned of)
     http_user: str | None = None
     http_password: Secret | None = None
     http_token: Secret | None = None
@@ -83,8 +84,11 @@ class Access:
     tcp_token_y: str | None = None
 
     @classmethod
-    def from_settings(cls, tls: bool, tls_roots: str | None, auth: Mapping[str, Any]) -> Access:
-        """From the config's questdb.tls, tls_roots and auth, the secrets from the environment."""
+    def from_settings(
+        cls, tls: bool, tls_roots: str | None, auth: Mapping[str, Any], tls_verify: bool = True
+    ) -> Access:
+        """From the config's questdb.tls, tls_roots, auth and tls_verify, the secrets from the
+        environment."""
         http, tcp = auth.get("http") or {}, auth.get("tcp") or {}
         if tls_roots and not Path(tls_roots).is_file():
             raise AccessError(
@@ -98,6 +102,7 @@ class Access:
         return cls(
             tls=tls,
             tls_roots=tls_roots,
+            tls_verify=tls_verify,
             http_user=http.get("username"),
             http_password=env(http, "password_env", "http"),
             http_token=env(http, "token_env", "http"),
@@ -121,7 +126,7 @@ class Access:
     # ------------------------------------------------------------------ HTTP (requests, /exec…)
     def http_kwargs(self) -> dict[str, Any]:
         """requests' keyword arguments: the credentials and the CA to verify against."""
-        kwargs: dict[str, Any] = {"verify": self.tls_roots or True}
+        kwargs: dict[str, Any] = {"verify": (self.tls_roots or True) if self.tls_verify else False}
         if self.http_token is not None:
             kwargs["headers"] = {"Authorization": f"Bearer {self.http_token.reveal()}"}
         elif self.http_password is not None:
@@ -168,7 +173,9 @@ class Access:
         elif self.tcp_token is not None:
             items.update(username=str(self.tcp_user), token=self.tcp_token.reveal(),
                          token_x=str(self.tcp_token_x), token_y=str(self.tcp_token_y))  # fmt: skip
-        if self.tls:
+        if self.tls and not self.tls_verify:
+            items["tls_verify"] = "unsafe_off"
+        elif self.tls:
             items["tls_verify"] = "on"
             if self.tls_roots:
                 items["tls_roots"] = str(Path(self.tls_roots).resolve())
@@ -176,7 +183,10 @@ class Access:
 
     # ------------------------------------------------------------------ raw connections
     def ssl_context(self) -> ssl.SSLContext:
-        return ssl.create_default_context(cafile=self.tls_roots)
+        context = ssl.create_default_context(cafile=self.tls_roots)
+        if not self.tls_verify:
+            context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+        return context
 
     def wrap(self, sock: socket.socket, host: str) -> socket.socket:
         """`sock` inside TLS when the server wants it; a certificate that fails says so."""

@@ -15,6 +15,7 @@ from typing import Any
 from ingestbench.config import QuestDBSettings
 from ingestbench.server.access import Access, check_ilp_tcp
 from ingestbench.server.aot import aot_cache_options
+from ingestbench.server.certificate import UNVERIFIED, check_certificate
 from ingestbench.server.handle import QuestDB, QuestDBError
 from ingestbench.server.jar import resolve_jar
 from ingestbench.server.process import embedded_server, java_executable, sigterm_unwinds
@@ -48,7 +49,15 @@ def external_server(settings: QuestDBSettings) -> Iterator[QuestDB]:
     """The configured server, checked (reachable, credentials and key taken) before any work;
     the tables this run creates carry the prefix and a fresh run id, and go again at the end
     unless questdb.keep_tables."""
-    access = Access.from_settings(settings.tls, settings.tls_roots, settings.auth or {})
+    access = Access.from_settings(settings.tls, settings.tls_roots, settings.auth or {},
+                                  tls_verify=settings.tls_verify)  # fmt: skip
+    if settings.tls and not settings.tls_verify:
+        log.warning("%s", UNVERIFIED.format(host=settings.host))
+        import urllib3  # requests' own warning on every request would bury the one above
+
+        urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
+    for port in (settings.http_port, settings.ilp_port):  # before any row, in one sentence
+        check_certificate(settings.host, port, access)
     qdb = QuestDB(
         settings.host,
         settings.http_port,

@@ -24,6 +24,7 @@ from ingestbench.duckdb_sql import (
     iso_us,
     number,
     own_relation,
+    own_unreadable,
     source_relation,
     unreadable,
 )
@@ -88,6 +89,8 @@ def expected_aggregates(
         con.execute(f"CREATE TEMP VIEW src AS SELECT * FROM {src}")
         types = {name: str(t) for name, t, *_ in con.execute("DESCRIBE src").fetchall()}
     except duckdb.Error as exc:
+        if is_own_spec(spec):
+            raise own_unreadable(spec.source.path, exc) from None
         raise unreadable(parquet, exc) from None
     missing = [c for c in spec.columns if c not in types]
     if missing:

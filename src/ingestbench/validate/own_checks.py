@@ -26,7 +26,7 @@ from ingestbench.duckdb_sql import (
     ident,
     is_integer_type,
     own_relation,
-    unreadable,
+    own_unreadable,
 )
 from ingestbench.own.kinds import NUMERIC_KINDS, STRING_KINDS
 from ingestbench.own.spec import OwnTableSpec
@@ -111,7 +111,7 @@ def own_source_checks(spec: OwnTableSpec, limit: int | None = None) -> dict[str,
                     exprs.append(f"count(*) FILTER (WHERE CAST({q} AS BOOLEAN))")
         values = con.execute(f"SELECT {', '.join(exprs)} FROM src").fetchone()
     except (duckdb.Error, KeyError) as exc:
-        raise unreadable(spec.source.path, exc) from None
+        raise own_unreadable(spec.source.path, exc) from None
     finally:
         con.close()
     return _fold(values, spec, exact, int(base))

@@ -1,0 +1,44 @@
+"""A job's child process ends with the job, even when the job is SIGKILLed (the OOM killer):
+the per-repeat checks' child, from the same pool the repeats use."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import psutil
+
+from tests.helpers import REPO, wait_for
+
+# A job in miniature: the checks' pool, its child's pid printed, then a check that never ends.
+JOB = """
+import os, time
+from ingestbench.ingest.workers import child_pool
+pool = child_pool()
+print(pool.submit(os.getpid).result(), flush=True)
+pool.submit(time.sleep, 3600).result()
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def test_the_checks_child_dies_when_its_job_is_sigkilled():
+    job = subprocess.Popen([sys.executable, "-c", JOB], stdout=subprocess.PIPE, text=True,
+                           cwd=REPO)  # fmt: skip
+    child = int(job.stdout.readline())
+    try:
+        assert psutil.Process(child).ppid() == job.pid
+        os.kill(job.pid, signal.SIGKILL)  # no clean-up of its own runs
+        job.wait(timeout=60)
+        wait_for(lambda: _gone(child), "the checks' child to die with its job", timeout_s=60)
+    finally:
+        if not _gone(child):
+            os.kill(child, signal.SIGKILL)
+        job.stdout.close()

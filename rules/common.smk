@@ -18,7 +18,7 @@ from ingestbench.own.dataset import (
     is_own,
     own_data_files,
     own_data_path,
-    own_variants,
+    plan,
 )
 from ingestbench.rule_inputs import code_digest
 from ingestbench.server.certificate import UNVERIFIED
@@ -28,7 +28,6 @@ from ingestbench.variants import (
     NO_COPY_ROOT_PLANNED,
     parse_variant_name,
     server_unsupported,
-    variants_by_dataset,
 )
 
 # This experiment's results (each config names its own folder) and the datasets (shared).
@@ -37,14 +36,8 @@ DATA = config["data_dir"].rstrip("/")
 SCRIPTS = Path(workflow.basedir) / "scripts"
 
 DATASET_CONFIGS = {dataset_name(d): d for d in config["datasets"]}
-LABEL_TO_DATASET = {d["label"]: name for name, d in DATASET_CONFIGS.items()}
-# An own dataset runs the variants of its file's format (and the ILP text's).
-VARIANTS = {
-    LABEL_TO_DATASET[label]: own_variants(
-        DATASET_CONFIGS[LABEL_TO_DATASET[label]], variants
-    )
-    for label, variants in variants_by_dataset(config, list(LABEL_TO_DATASET)).items()
-}
+# The plan: each dataset's variants (own data: those of its file's format and the ILP text's).
+VARIANTS = {name: variants for name, (_label, variants) in plan(config).items()}
 OWN_DATASETS = [name for name, d in DATASET_CONFIGS.items() if is_own(d)]
 # Variants the configured server cannot run: said once here; their jobs record them unsupported.
 _QDB = config["questdb"]

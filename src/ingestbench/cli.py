@@ -118,15 +118,10 @@ def add_variants_parser(subparsers: argparse._SubParsersAction) -> argparse.Argu
 
 def run_variants(args: argparse.Namespace) -> int:
     from ingestbench.config import load_config
-    from ingestbench.own.dataset import dataset_name, own_variants
-    from ingestbench.variants import variants_by_dataset
+    from ingestbench.own.dataset import plan
 
-    config = load_config(args.config)
-    entries = {d["label"]: d for d in config["datasets"]}
-    names = {label: dataset_name(d) for label, d in entries.items()}
-    for label, variants in variants_by_dataset(config, list(names)).items():
-        variants = own_variants(entries[label], variants)  # own data: its file's format
-        print(f"{names[label]} ({label}): {len(variants)} variants")
+    for name, (label, variants) in plan(load_config(args.config)).items():
+        print(f"{name} ({label}): {len(variants)} variants")
         for v in variants:
             print(f"  {v.name}")
     return 0

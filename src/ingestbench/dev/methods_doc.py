@@ -14,7 +14,8 @@ from pathlib import Path
 
 from ingestbench import CHECKOUT
 from ingestbench.config import load_config
-from ingestbench.variants import CLIENT_METHODS, FILE_METHODS, SERVER_METHODS, variants_by_dataset
+from ingestbench.own.dataset import plan
+from ingestbench.variants import CLIENT_METHODS, FILE_METHODS, SERVER_METHODS
 
 METHODS_DOC = CHECKOUT / "docs" / "methods.md"
 #: The configs whose matrices docs/methods.md shows.
@@ -119,7 +120,7 @@ def matrix_table(configs: tuple[str, ...] = MATRIX_CONFIGS) -> str:
     ]
     for name in configs:
         config = load_config(CHECKOUT / name)
-        by_dataset = variants_by_dataset(config, [d["label"] for d in config["datasets"]])
+        by_dataset = dict(plan(config).values())
         for label, variants in by_dataset.items():
             methods = Counter(v.method for v in variants)
             per_method = ", ".join(f"`{m}` {methods[m]}" for m in _all_methods() if m in methods)

@@ -185,6 +185,18 @@ def check_manifest_source(d: dict[str, Any], data_dir: str) -> None:
             label=dataset.label, path=dataset.path, manifest=manifest, other=other))  # fmt: skip
 
 
+def plan(config: dict[str, Any]) -> dict[str, tuple[str, list]]:
+    """The one plan of a validated config: {dataset name: (its label, the variants it runs)},
+    what the Snakefile runs, `ingestbench variants` lists and docs/methods.md counts."""
+    from ingestbench.variants import variants_by_dataset
+
+    entries = {d["label"]: d for d in config["datasets"]}
+    return {
+        dataset_name(entries[label]): (label, own_variants(entries[label], variants))
+        for label, variants in variants_by_dataset(config, list(entries)).items()
+    }
+
+
 def own_variants(d: dict[str, Any], variants: list) -> list:
     """The variants an own dataset runs: those reading its file's format, and the ILP text's
     (a csv variant of a Parquet file would need a copy of the file the workflow never makes)."""

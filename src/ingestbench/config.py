@@ -1,7 +1,7 @@
 """Load config.yaml, validate it against schemas/config.schema.yaml and fill in defaults; then,
 for the package's own functions, the same settings as frozen objects (`Settings`).
 
-May import: errors, schema, variants, tsbs (a dataset's parameters).
+May import: errors, schema, variants.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -251,25 +251,10 @@ class GuardSettings:
 
 
 @dataclass(frozen=True)
-class DatasetSpec:
-    """One `datasets[]` entry: its label and the generator's parameters (`params`)."""
-
-    label: str
-    entry: Mapping[str, Any]
-
-    @property
-    def params(self):  # -> ingestbench.tsbs.DatasetParams (imported late: numpy, pyarrow)
-        from ingestbench.tsbs import DatasetParams
-
-        return DatasetParams.from_config(dict(self.entry))
-
-
-@dataclass(frozen=True)
 class Settings:
-    """A whole experiment (config.yaml after validation)."""
+    """What an ingestion runs under (config.yaml after validation); the datasets and variants
+    are the plan's (own.dataset.plan), not a job's."""
 
-    datasets: tuple[DatasetSpec, ...]
-    variants: tuple[Mapping[str, Any], ...]
     repeats: int
     rows_cap: int | None
     table: str
@@ -283,8 +268,6 @@ class Settings:
     def from_config(cls, config: Mapping[str, Any]) -> Settings:
         """From a config dict that validate_config() has checked and filled with defaults."""
         return cls(
-            datasets=tuple(DatasetSpec(d["label"], dict(d)) for d in config["datasets"]),
-            variants=tuple(dict(v) for v in config["variants"]),
             repeats=config["repeats"],
             rows_cap=config["rows_cap"],
             table=config["table"],
@@ -295,15 +278,8 @@ class Settings:
             guards=_known(GuardSettings, config["guards"]),
         )
 
-    def replace(self, **changes: Any) -> Settings:
-        return replace(self, **changes)
-
 
 def _known(cls: Any, values: Mapping[str, Any]) -> Any:
     """cls from the keys it declares (keys a newer schema adds are left to their readers)."""
     names = {f.name for f in fields(cls)}
     return cls(**{k: v for k, v in values.items() if k in names})
-
-
-def load_settings(path: Path) -> Settings:
-    return Settings.from_config(load_config(path))

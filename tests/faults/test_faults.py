@@ -421,7 +421,7 @@ def test_a_full_disk_while_writing_the_run_file(tiny_dataset, questdb, tmp_path)
 EXPORT_JOB = """
 import json, sys
 from pathlib import Path
-from ingestbench.config import load_settings
+from ingestbench.config import Settings, load_config
 from ingestbench.errors import run_reporting_user_errors
 from ingestbench.ingest.job import IngestFiles, ingest_job
 from ingestbench.variants import parse_variant_name
@@ -429,7 +429,7 @@ from ingestbench.variants import parse_variant_name
 config, data, manifest, out = sys.argv[1:5]
 outs = [Path(out) / name for name in ("run.json", "actual.json", "export")]
 run_reporting_user_errors(lambda: ingest_job(
-    load_settings(config), parse_variant_name("pandas-dataframe-parquet-http"),
+    Settings.from_config(load_config(config)), parse_variant_name("pandas-dataframe-parquet-http"),
     IngestFiles(Path(data), Path(manifest), *outs)), exit_code=2)
 """
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from ingestbench.config import load_settings
+from ingestbench.config import Settings, load_config
 from ingestbench.errors import UserError
 from ingestbench.server import jar
 from tests.helpers import QUESTDB_VERSION, REPO
@@ -41,7 +41,7 @@ def test_a_sha1_mismatch_keeps_nothing(tmp_path, monkeypatch):
 
 
 def test_a_configured_jar_is_used_as_is_and_a_missing_one_is_named(tmp_path, questdb_jar):
-    default = load_settings(REPO / "config.yaml").questdb
+    default = Settings.from_config(load_config(REPO / "config.yaml")).questdb
     assert jar.resolve_jar(replace(default, jar=str(questdb_jar))) == questdb_jar
     with pytest.raises(UserError, match="points to .*missing.jar, which does not exist"):
         jar.resolve_jar(replace(default, jar=str(tmp_path / "missing.jar")))

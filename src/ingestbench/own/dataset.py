@@ -117,10 +117,6 @@ def is_own(d: dict[str, Any]) -> bool:
     return isinstance(d, dict) and "path" in d
 
 
-def is_own_name(name: str) -> bool:
-    return name.startswith(f"{PREFIX}-")
-
-
 def dataset_name(d: dict[str, Any]) -> str:
     """The name of any `datasets[]` entry: own data by its label, TSBS data by its parameters."""
     if is_own(d):

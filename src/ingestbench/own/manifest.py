@@ -145,7 +145,3 @@ def write_own_manifest(dataset: OwnDataset, output: Path) -> dict[str, Any]:
 
 def spec_of(manifest: dict[str, Any]) -> OwnTableSpec:
     return OwnTableSpec.from_dict(manifest["table"])
-
-
-def is_own_manifest(manifest: dict[str, Any]) -> bool:
-    return bool(manifest.get("own"))

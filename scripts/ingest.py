@@ -4,7 +4,7 @@ from pathlib import Path
 
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
-from ingestbench.config import QuestDBSettings, Settings
+from ingestbench.config import Settings, job_config
 from ingestbench.ingest.job import IngestFiles, ingest_job
 from ingestbench.rule_records import run_rule
 from ingestbench.server.jar import server_jar
@@ -19,11 +19,13 @@ def main(sm) -> None:
         actual=Path(sm.output.actual),
         export=Path(sm.output.export),
     )
+    # Its params and the keys without effect, nothing else of the config (rule_inputs).
+    settings = Settings.from_config(job_config(sm.params.settings, sm.config))
     ingest_job(
-        Settings.from_config(sm.config),
+        settings,
         parse_variant_name(sm.wildcards.variant),
         files,
-        jar=server_jar(QuestDBSettings.from_config(sm.config)),
+        jar=server_jar(settings.questdb),
         server_log=Path(sm.log.server),
         recorded_settings=sm.params.settings,
     )

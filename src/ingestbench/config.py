@@ -180,6 +180,21 @@ def benchmark_config(config: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def without_effect(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The keys that cannot change a result (NOT_BENCHMARK_KEYS, WITHOUT_EFFECT): a job may be
+    given them without being rerun by them."""
+    out = {k: v for k, v in config.items() if k in NOT_BENCHMARK_KEYS}
+    for section, keys in WITHOUT_EFFECT.items():
+        out[section] = {k: v for k, v in config.get(section, {}).items() if k in keys}
+    return json.loads(json.dumps(out))
+
+
+def job_config(settings: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    """What a job reads: its settings (its params, config-shaped) over the keys without effect,
+    and nothing else, so a key it reads either reruns it or cannot change its result."""
+    return merge_config(without_effect(config), settings)
+
+
 #: `questdb` keys of a secured external server, newer than archived runs: at these defaults
 #: (an open server) they leave a config's hash as it was before them.
 NEUTRAL_QUESTDB_DEFAULTS = {"tls": False, "tls_roots": None, "auth": None}
@@ -237,10 +252,9 @@ class QuestDBSettings:
 
 @dataclass(frozen=True)
 class ValidationSettings:
-    on_failure: str
-    rel_tolerance: float
-    max_differences: int
-    memory_limit: str | None  # DuckDB's, while validating; beyond it DuckDB spills
+    """The `validation` keys an ingestion reads (the validation rule takes its own slice)."""
+
+    rel_tolerance: float  # the checks of every repeat against its source
     export_piece_rows: int | None  # rows per /exp call of the table's export
 
 
@@ -252,8 +266,8 @@ class GuardSettings:
 
 @dataclass(frozen=True)
 class Settings:
-    """What an ingestion runs under (config.yaml after validation); the datasets and variants
-    are the plan's (own.dataset.plan), not a job's."""
+    """What an ingestion runs under: built from its job's config (`job_config`), or from a whole
+    validated config by hand; the datasets and variants are the plan's (own.dataset.plan)."""
 
     repeats: int
     rows_cap: int | None
@@ -269,7 +283,7 @@ class Settings:
         """From a config dict that validate_config() has checked and filled with defaults."""
         return cls(
             repeats=config["repeats"],
-            rows_cap=config["rows_cap"],
+            rows_cap=config["rows_cap"],  # None where the job's method is not a row loop
             table=config["table"],
             ilp_protocol_version=config["ilp_protocol_version"],
             warmup_rows=config["warmup_rows"],

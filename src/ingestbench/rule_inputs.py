@@ -35,22 +35,24 @@ EXPORT_KEY = "export_piece_rows"
 
 
 def ingest_settings(config: Mapping[str, Any], variant: str) -> dict[str, Any]:
-    """What the ingestion of `variant` (a variant name) ran under: recorded in its run file, and
-    the summary refuses a run file whose record differs from the config's."""
+    """What the ingestion of `variant` (a variant name) runs under, config-shaped: its params,
+    recorded in its run file, and with `config.without_effect` all its job reads
+    (`config.job_config`); the summary refuses a run file whose record differs."""
     method = parse_variant_name(variant).method
-    settings = {
+    return {
         "repeats": config["repeats"],
         "warmup_rows": config["warmup_rows"],
         "ilp_protocol_version": config["ilp_protocol_version"],
         "table": config["table"],
+        # The cap applies to the row loops only: no other ingestion reruns when it changes.
+        "rows_cap": config["rows_cap"] if method in ROW_LOOP_METHODS else None,
         "questdb": benchmark_config(config)["questdb"],
-        EXPORT_KEY: config["validation"][EXPORT_KEY],
-        # The checks of every repeat against its source compare with this tolerance.
-        "rel_tolerance": config["validation"]["rel_tolerance"],
+        "validation": {
+            EXPORT_KEY: config["validation"][EXPORT_KEY],
+            # The checks of every repeat against its source compare with this tolerance.
+            "rel_tolerance": config["validation"]["rel_tolerance"],
+        },
     }
-    if method in ROW_LOOP_METHODS:  # the cap applies to the row loops only
-        settings["rows_cap"] = config["rows_cap"]
-    return settings
 
 
 def validate_settings(config: Mapping[str, Any]) -> dict[str, Any]:

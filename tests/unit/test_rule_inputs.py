@@ -6,7 +6,8 @@ import copy
 
 import pytest
 
-from ingestbench.config import load_config
+from ingestbench.config import QuestDBSettings, Settings, job_config, load_config
+from ingestbench.own.dataset import plan
 from ingestbench.rule_inputs import (
     PACKAGE_DIR,
     chart_settings,
@@ -25,8 +26,47 @@ def test_ingest_settings_hold_what_changes_an_ingestion_and_nothing_else():
     settings = ingest_settings(CONFIG, "pandas-dataframe-parquet-http")
     assert settings["repeats"] == CONFIG["repeats"]
     assert settings["questdb"]["worker_idle"] == CONFIG["questdb"]["worker_idle"]
-    assert "startup_timeout_s" not in settings["questdb"] and "rows_cap" not in settings
+    assert "startup_timeout_s" not in settings["questdb"] and settings["rows_cap"] is None
     assert ingest_settings(CONFIG, "pandas-rows-parquet-http")["rows_cap"] == CONFIG["rows_cap"]
+    assert settings["validation"]["rel_tolerance"] == CONFIG["validation"]["rel_tolerance"]
+
+
+def every_variant(*configs: str) -> list[tuple[dict, str]]:
+    out = []
+    for name in configs:
+        config = load_config(REPO / name)
+        out += [(config, v.name) for _, vs in plan(config).values() for v in vs]
+    return out
+
+
+def test_an_ingestion_reads_only_its_params_and_keys_without_effect():
+    """The job's typed settings are built from its params and the keys declared without effect,
+    and from nothing else: every key they read exists there, for every variant of the configs."""
+    for config, variant in every_variant("config.yaml", "config.full.yaml", "config.iot.yaml"):
+        given = job_config(ingest_settings(config, variant), config)
+        settings = Settings.from_config(given)
+        assert settings.repeats == config["repeats"]
+        assert settings.questdb == QuestDBSettings.from_config(config)  # the whole block
+        assert settings.guards.exclusive == config["guards"]["exclusive"]
+        assert not {"datasets", "variants"} & set(given)
+
+
+def test_a_key_the_job_reads_that_is_neither_a_param_nor_without_effect_fails(monkeypatch):
+    """What the test above catches: a new setting read by the job but left out of its params
+    (so an edit of it would rerun nothing) is missing from the job's config."""
+    config = copy.deepcopy(CONFIG)
+    config["new_setting"] = 1
+    original = Settings.from_config.__func__
+
+    def reads_new_setting(cls, given):
+        given["new_setting"]  # a read the params do not carry
+        return original(cls, given)
+
+    monkeypatch.setattr(Settings, "from_config", classmethod(reads_new_setting))
+    with pytest.raises(KeyError, match="new_setting"):
+        Settings.from_config(
+            job_config(ingest_settings(config, "pandas-rows-parquet-http"), config)
+        )
 
 
 def test_validation_and_chart_settings_are_their_own_sections():
@@ -40,7 +80,7 @@ def test_differences_name_the_dotted_keys():
     edited = copy.deepcopy(ingest_settings(CONFIG, "pandas-rows-parquet-http"))
     edited["repeats"] += 1
     edited["questdb"]["worker_idle"] = "spin"
-    del edited["rows_cap"]
+    edited["rows_cap"] = None
     base = ingest_settings(CONFIG, "pandas-rows-parquet-http")
     assert settings_differences(edited, base) == ["questdb.worker_idle", "repeats", "rows_cap"]
     assert settings_differences(base, copy.deepcopy(base)) == []

@@ -1,7 +1,7 @@
 """The server's own CSV imports (`/imp` and `COPY`) on the CSVs pandas, polars, pyarrow and DuckDB
 write with their defaults, naive and zoned, each load validated row for row against the file by
-DuckDB; what no QuestDB pattern reads said unsupported with the reason; and a rejected import naming
-its count and quoting its first row."""
+DuckDB; what no QuestDB pattern reads said unsupported with the reason; a rejected import naming
+its count and quoting its first row; and the table's partitions as the dataset says."""
 
 from __future__ import annotations
 
@@ -148,3 +148,47 @@ def test_a_rejected_import_counts_its_rows_and_quotes_the_first(
     row = lines[200].replace('"', "")  # its values, as DuckDB reads them
     assert f"the first it could not read is row 200 (column 'ts'): {row!r}" in message
     assert "?" not in message and "None" not in message, message
+
+
+def test_partition_by_is_the_tables_on_every_path(questdb, tmp_path):
+    """The dataset's unit is the table's: the one every variant lands in, and the one each
+    server import makes when it creates the table itself."""
+    from ingestbench.ingest.methods import Job, TablePart
+    from ingestbench.ingest.methods.server_side import ServerCopy, ServerCsv
+    from ingestbench.own.manifest import spec_of
+    from ingestbench.server.uploads import placed_in
+
+    path = tmp_path / "week.csv"
+    _write("pyarrow", _frame("UTC", "us"), path)
+    data = _dataset(tmp_path, "by_week", path, symbols=["sym"], partition_by="WEEK")
+    manifest = load_json(data["manifest"], "manifest")
+    assert manifest["partition"]["by"] == "WEEK"
+    assert manifest["partition"]["rule"] == "datasets[].partition_by"
+    unit = "SELECT partitionBy FROM tables() WHERE table_name = 'by_week'"
+    for method in (*METHODS, "pandas-dataframe-csv-http"):
+        result = _load_and_validate(questdb, data, method, tmp_path)
+        assert result["passed"], [c for c in result["checks"] if not c["passed"]][:3]
+        assert questdb.scalar(unit) == "WEEK", method
+    part = TablePart(spec_of(manifest), path, N)
+    for method in METHODS:  # no table yet: the import creates it
+        questdb.sql("DROP TABLE IF EXISTS by_week")
+        job = Job(questdb, parse_variant_name(method), path, (part,))
+        if "server_csv" in method:
+            ServerCsv()._import(job, part)
+        else:
+            with placed_in(Path(questdb.copy_root), path) as placed:
+                ServerCopy._copy(job, part, placed.name)
+        questdb.sql("SELECT wait_wal_table('by_week')")
+        assert (questdb.scalar(unit), questdb.scalar("SELECT count() FROM by_week")) == ("WEEK", N)
+
+
+def test_the_default_partition_follows_the_rows_per_day(tmp_path):
+    """300 rows over 7.68 days are 39 a day, and a month would hold 1,190 of them: YEAR, and the
+    manifest says by which rule."""
+    path = tmp_path / "few.csv"
+    _write("pyarrow", _frame("UTC", "us"), path)
+    manifest = load_json(_dataset(tmp_path, "few", path)["manifest"], "manifest")
+    partition = manifest["partition"]
+    assert partition["by"] == manifest["table"]["partition_by"] == "YEAR"
+    assert partition["span_days"] == pytest.approx((N - 1) * 37 / 1440, abs=1e-3)
+    assert partition["rule"].endswith("; here 39 rows a day over 7.68 days")

@@ -14,7 +14,7 @@ from typing import Any
 from ingestbench.own.csv_times import TimePattern
 from ingestbench.own.dataset import CsvOptions
 from ingestbench.own.kinds import NUMERIC_KINDS, questdb_type
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.tsbs.columns import DEFAULT_PARTITION, TableSpec
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,7 @@ class OwnTableSpec(TableSpec):
             "source": {"path": src.path, "format": src.format, "directory": src.directory,
                        "hive": src.hive, "csv": src.csv.to_dict(),
                        "times": {t.column: t.to_dict() for t in src.times}},
+            "partition_by": self.partition_by,
         }  # fmt: skip
 
     def column_kind(self, column: str) -> str:
@@ -101,6 +102,7 @@ class OwnTableSpec(TableSpec):
             nullable=True,
             source=source,
             order=tuple(c["name"] for c in cols),
+            partition_by=d.get("partition_by", DEFAULT_PARTITION),
         )
 
 

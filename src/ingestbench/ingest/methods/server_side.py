@@ -41,7 +41,7 @@ class ServerCsv(Method):
         schema = [{"name": ts, "type": "TIMESTAMP", "pattern": CSV_TIMESTAMP_PATTERN}]
         # skipRow: the import reads the whole file and counts every row it rejects (a rejected
         # import fails the job all the same: its count differs).
-        params = {"name": part.spec.table, "timestamp": ts, "partitionBy": "DAY",
+        params = {"name": part.spec.table, "timestamp": ts, "partitionBy": part.spec.partition_by,
                   "fmt": "json", "atomicity": "skipRow", "overwrite": "false"}  # fmt: skip
         if is_own_spec(part.spec):  # the user's CSV: its delimiter and time patterns
             schema, params["delimiter"] = (
@@ -137,7 +137,7 @@ class ServerCopy(Method):
         sql = (
             f"COPY {part.spec.table} FROM '{name}' WITH HEADER true "
             f"TIMESTAMP '{part.spec.timestamp}' FORMAT '{pattern}' {delimiter}"
-            f"PARTITION BY DAY ON ERROR SKIP_ROW"
+            f"PARTITION BY {part.spec.partition_by} ON ERROR SKIP_ROW"
         )
         # One COPY runs at a time, and the import log may say the last one finished a moment
         # before the server lets the next start ("another import may be in progress").

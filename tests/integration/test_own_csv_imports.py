@@ -169,6 +169,8 @@ def test_partition_by_is_the_tables_on_every_path(questdb, tmp_path):
         result = _load_and_validate(questdb, data, method, tmp_path)
         assert result["passed"], [c for c in result["checks"] if not c["passed"]][:3]
         assert questdb.scalar(unit) == "WEEK", method
+        run = load_json(tmp_path / method / "run.json", "run file")  # what measured it says so
+        assert run["dataset"]["partition"] == manifest["partition"]
     part = TablePart(spec_of(manifest), path, N)
     for method in METHODS:  # no table yet: the import creates it
         questdb.sql("DROP TABLE IF EXISTS by_week")

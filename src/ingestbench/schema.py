@@ -171,7 +171,8 @@ def _path(error) -> str:
 
 def _message(error) -> str:
     """The schema's message; for a renamed key its new name (the object's `x-renamed`); for an
-    unknown value (also one a oneOf hides) the allowed values."""
+    unknown value (also one a oneOf hides) the allowed values, and for one refused on purpose
+    the reason (the property's `x-refused`)."""
     renamed = error.schema.get("x-renamed", {}) if error.validator == "additionalProperties" else {}
     old = [k for k in error.instance if k in renamed] if renamed else []
     if old:
@@ -195,4 +196,7 @@ def _message(error) -> str:
         return error.message + (f"; {hint}" if hint else "")
     deepest = max(enums, key=lambda e: len(e.absolute_path))  # the bad item of a list
     allowed = ", ".join(map(str, deepest.validator_value))
+    refused = deepest.schema.get("x-refused", {})  # a value left out on purpose, and why
+    if isinstance(deepest.instance, str) and deepest.instance in refused:
+        return f"{deepest.instance!r} is refused: {refused[deepest.instance]}; use one of {allowed}"
     return f"{deepest.instance!r} is not one of {allowed}"

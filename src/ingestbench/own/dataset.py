@@ -49,6 +49,7 @@ class OwnDataset:
     symbols: tuple[str, ...] | None = None  # None: the default rule (docs/own-data.md)
     csv: CsvOptions = field(default_factory=CsvOptions)
     unsupported_columns: str = "refuse"
+    partition_by: str | None = None  # None: chosen from the file's rows per day (own.partition)
 
     @property
     def name(self) -> str:
@@ -104,6 +105,7 @@ class OwnDataset:
                 timestamp_format=csv.get("timestamp_format"),
             ),
             unsupported_columns=choice,
+            partition_by=d.get("partition_by"),
         )
 
 

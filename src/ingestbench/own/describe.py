@@ -131,6 +131,17 @@ def _symbols(dataset: OwnDataset, kinds: dict[str, str | None]) -> set[str]:
     return set(dataset.symbols)
 
 
+def _csv_times(dataset: OwnDataset, columns: list[str]) -> tuple:
+    """A CSV's time columns as QuestDB's imports read them, from the file's first rows; none for
+    Parquet, or when `csv.timestamp_format` says it (the user's word overrides the check)."""
+    if dataset.format != "csv" or dataset.csv.timestamp_format or not columns:
+        return ()
+    from ingestbench.own.csv_times import detect_file
+
+    csv = dataset.csv
+    return tuple(detect_file(dataset.path, csv.delimiter, csv.null_values, columns).values())
+
+
 def describe(dataset: OwnDataset) -> tuple[OwnTableSpec, list[dict[str, str]]]:
     """(the table, the columns left out with their reasons). Raises OwnDataError (one sentence)
     for a file the workflow refuses."""
@@ -179,6 +190,7 @@ def describe(dataset: OwnDataset) -> tuple[OwnTableSpec, list[dict[str, str]]]:
     source = OwnSource(
         path=str(dataset.path.resolve()), format=dataset.format, directory=dataset.path.is_dir(),
         hive=dataset.path.is_dir() and is_hive(dataset.path), csv=dataset.csv, types=types,
+        times=_csv_times(dataset, [f.name for f in kept if kinds[f.name] == "timestamp"]),
     )  # fmt: skip
     spec = OwnTableSpec(
         table=table,

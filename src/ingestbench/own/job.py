@@ -19,11 +19,12 @@ from ingestbench.variants import Variant
 
 def own_summary(manifest: dict[str, Any]) -> dict[str, Any]:
     """The dataset as every run file of it names it: label, rows, columns, bytes, the hash of
-    its data and the table it was loaded as."""
+    its data, the table it was loaded as and how its partition unit was chosen."""
     return {"name": manifest["name"], "rows": manifest["rows"], "field_type": "mixed",
             "dedup": False, "label": manifest["label"], "own": True,
             "columns": manifest["columns"], "bytes": manifest["bytes"],
-            "sha256": manifest["sha256"], "table": manifest["table"]}  # fmt: skip
+            "sha256": manifest["sha256"], "table": manifest["table"],
+            "partition": manifest.get("partition")}  # fmt: skip
 
 
 def own_spec(manifest: dict[str, Any]) -> OwnTableSpec:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ingestbench.files import write_json_atomic
 from ingestbench.own.dataset import OwnDataError, OwnDataset
 from ingestbench.own.describe import describe, parquet_files
+from ingestbench.own.partition import choose as choose_partition
 from ingestbench.own.spec import OwnTableSpec
 from ingestbench.tsbs.manifest import MANIFEST_SCHEMA_VERSION, generator_info, sha256
 
@@ -65,17 +67,21 @@ def hash_files(dataset_path: Path, cache: Path) -> dict[str, Any]:
     return {"bytes": sum(e["bytes"] for e in entries), "sha256": total, "files": entries}
 
 
-def counts(spec: OwnTableSpec) -> tuple[int, dict[str, int], int]:
-    """(rows, nulls per column, rows whose every field is null) of the file, by DuckDB in one
-    streamed pass. A row of only nulls besides its symbols and timestamp is no ILP line."""
+def counts(spec: OwnTableSpec) -> tuple[int, dict[str, int], int, float]:
+    """(rows, nulls per column, rows whose every field is null, seconds between the first and
+    the last timestamp) of the file, by DuckDB in one streamed pass. A row of only nulls besides
+    its symbols and timestamp is no ILP line; the span decides the partition unit."""
     from ingestbench.duckdb_sql import duck, ident, own_relation
 
     con = duck()
     try:
         exprs = ", ".join(f"count(*) - count({ident(c)})" for c in spec.file_columns)
+        ts = ident(spec.timestamp)
         empty = " AND ".join(f"{ident(f)} IS NULL" for f in spec.fields)
         row = con.execute(
-            f"SELECT count(*) FILTER (WHERE {empty}), count(*), {exprs} FROM {own_relation(spec)}"
+            f"SELECT count(*) FILTER (WHERE {empty}), count(*), "
+            f"coalesce(epoch(max({ts})) - epoch(min({ts})), 0), {exprs} "
+            f"FROM {own_relation(spec)}"
         ).fetchone()
     except Exception as exc:  # duckdb raises many types for a file it cannot read
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
@@ -85,8 +91,8 @@ def counts(spec: OwnTableSpec) -> tuple[int, dict[str, int], int]:
         ) from None
     finally:
         con.close()
-    nulls = dict(zip(spec.file_columns, map(int, row[2:]), strict=True))
-    return int(row[1]), nulls, int(row[0])
+    nulls = dict(zip(spec.file_columns, map(int, row[3:]), strict=True))
+    return int(row[1]), nulls, int(row[0]), float(row[2])
 
 
 def _refuse_nulls(dataset: OwnDataset, spec: OwnTableSpec, nulls: dict[str, int]) -> None:
@@ -108,13 +114,15 @@ def _refuse_nulls(dataset: OwnDataset, spec: OwnTableSpec, nulls: dict[str, int]
 def own_manifest(dataset: OwnDataset, cache: Path) -> dict[str, Any]:
     """The manifest document of an own dataset (raises OwnDataError for a refused file)."""
     spec, skipped = describe(dataset)
-    rows, nulls, without_values = counts(spec)
+    rows, nulls, without_values, span_s = counts(spec)
     if rows == 0:
         raise OwnDataError(
             f"dataset {dataset.label!r}: {dataset.path} holds no row; point datasets[].path at "
             f"a file with data."
         )
     _refuse_nulls(dataset, spec, nulls)
+    partition = choose_partition(dataset.partition_by, rows, span_s)
+    spec = replace(spec, partition_by=partition["by"])
     hashed = hash_files(dataset.path, cache)
     return {
         "schema_version": MANIFEST_SCHEMA_VERSION,
@@ -129,6 +137,7 @@ def own_manifest(dataset: OwnDataset, cache: Path) -> dict[str, Any]:
         "table": spec.to_dict(),
         "nulls": nulls,
         "rows_without_values": without_values,
+        "partition": partition,
         "skipped_columns": skipped,
         "generator": {**generator_info(), "module": "ingestbench.own"},
     }

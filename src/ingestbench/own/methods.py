@@ -80,11 +80,15 @@ def unsupported_reason(
             f"2^31 on arrive negative (column {wrapped[0]!r})"
         )
     if method in ("server_csv", "server_copy"):
-        return _csv_import_reason(spec, manifest)
+        return _csv_import_reason(spec, manifest, method)
     return None
 
 
-def _csv_import_reason(spec: OwnTableSpec, manifest: dict[str, Any]) -> str | None:
+def _time_columns(spec: OwnTableSpec) -> list[str]:
+    return [c for c in spec.file_columns if spec.column_kind(c) == "timestamp"]
+
+
+def _csv_import_reason(spec: OwnTableSpec, manifest: dict[str, Any], method: str) -> str | None:
     csv = spec.source.csv
     if tuple(csv.null_values) != ("",):
         return (
@@ -98,26 +102,38 @@ def _csv_import_reason(spec: OwnTableSpec, manifest: dict[str, Any]) -> str | No
         )
     if manifest.get("skipped_columns"):
         return "QuestDB's CSV import loads every column of the file, and the table leaves some out"
+    others = [c for c in _time_columns(spec) if c != spec.timestamp]
+    if method == "server_copy" and others:
+        return (
+            f"QuestDB's COPY takes a FORMAT for the designated timestamp only and guesses the "
+            f"format of any other time column, storing null where the guess fails (column "
+            f"{others[0]!r})"
+        )
+    for column in _time_columns(spec) if not csv.timestamp_format else ():
+        found = spec.source.time_pattern(column)
+        if found is not None and found.problem:
+            return found.problem
     return None
 
 
-#: The ISO 8601 times pyarrow reads by default, as QuestDB's import pattern (the TSBS CSV's).
-ISO_PATTERN = "yyyy-MM-ddTHH:mm:ss.SSSUUUZ"
-
-
-def timestamp_pattern(spec: OwnTableSpec) -> str | None:
-    """The pattern QuestDB's CSV import reads the file's timestamps with; None: its default."""
+def timestamp_pattern(spec: OwnTableSpec, column: str | None = None) -> str | None:
+    """The pattern QuestDB's CSV imports read a time column with (the designated timestamp by
+    default): the user's `csv.timestamp_format`, else the one found in the file's first rows;
+    None when there is none (a manifest written before the file was checked)."""
     fmt = spec.source.csv.timestamp_format
-    return questdb_pattern(fmt) if fmt else None
+    if fmt:
+        return questdb_pattern(fmt)
+    found = spec.source.time_pattern(column or spec.timestamp)
+    return found.pattern if found is not None else None
 
 
 def csv_import_schema(spec: OwnTableSpec) -> list[dict[str, str]]:
     """`/imp`'s schema for the time columns (the table gives every other column's type)."""
-    pattern = timestamp_pattern(spec)
     schema = []
     for name in spec.file_columns:
         kind = spec.column_kind(name)
-        if kind == "timestamp" and pattern:  # without one, the import detects ISO 8601 itself
+        pattern = timestamp_pattern(spec, name) if kind == "timestamp" else None
+        if pattern:  # without one, the import detects ISO 8601 itself
             schema.append({"name": name, "type": "TIMESTAMP", "pattern": pattern})
         elif kind == "date":
             schema.append({"name": name, "type": "DATE", "pattern": "yyyy-MM-dd"})

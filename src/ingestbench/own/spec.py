@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ingestbench.own.csv_times import TimePattern
 from ingestbench.own.dataset import CsvOptions
 from ingestbench.own.kinds import NUMERIC_KINDS, questdb_type
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.tsbs.columns import DEFAULT_PARTITION, TableSpec
 
 
 @dataclass(frozen=True)
@@ -27,9 +28,13 @@ class OwnSource:
     hive: bool = False  # ... whose subdirectories are hive partitions (key=value)
     csv: CsvOptions = field(default_factory=CsvOptions)
     types: tuple[tuple[str, str], ...] = ()
+    times: tuple[TimePattern, ...] = ()  # a CSV's time columns as the server's imports read them
 
     def arrow_types(self) -> dict[str, str]:
         return dict(self.types)
+
+    def time_pattern(self, column: str) -> TimePattern | None:
+        return next((t for t in self.times if t.column == column), None)
 
 
 @dataclass(frozen=True)
@@ -64,7 +69,9 @@ class OwnTableSpec(TableSpec):
             "columns": [{"name": c, "kind": self.column_kind(c), "questdb": self.questdb_type(c),
                          "arrow": src.arrow_types().get(c)} for c in self.file_columns],
             "source": {"path": src.path, "format": src.format, "directory": src.directory,
-                       "hive": src.hive, "csv": src.csv.to_dict()},
+                       "hive": src.hive, "csv": src.csv.to_dict(),
+                       "times": {t.column: t.to_dict() for t in src.times}},
+            "partition_by": self.partition_by,
         }  # fmt: skip
 
     def column_kind(self, column: str) -> str:
@@ -83,6 +90,8 @@ class OwnTableSpec(TableSpec):
             csv=CsvOptions(csv.get("delimiter", ","), tuple(csv.get("null_values", [""])),
                            csv.get("timestamp_format")),
             types=tuple((c["name"], c["arrow"]) for c in cols),
+            times=tuple(TimePattern(c, t["pattern"], t["example"], t.get("problem"))
+                        for c, t in (s.get("times") or {}).items()),
         )  # fmt: skip
         return cls(
             table=d["table"],
@@ -93,6 +102,7 @@ class OwnTableSpec(TableSpec):
             nullable=True,
             source=source,
             order=tuple(c["name"] for c in cols),
+            partition_by=d.get("partition_by", DEFAULT_PARTITION),
         )
 
 

@@ -22,7 +22,7 @@ from ingestbench.tsbs.columns import (  # noqa: F401 (COLUMNS, FIELDS, TAGS: re-
 def create_table_sql(
     table: str | TableSpec, field_type: str = "double", dedup: bool = False
 ) -> str:
-    """SYMBOL tags, DOUBLE or LONG fields, designated timestamp, daily partitions, WAL; with
+    """SYMBOL tags, DOUBLE or LONG fields, designated timestamp, the spec's partitions, WAL; with
     `dedup`, upsert keys of the timestamp and every tag (a row sent again replaces its twin).
     `table` is a spec, or the name of a cpu table whose fields are all `field_type`."""
     spec = cpu_spec(field_type, table) if isinstance(table, str) else table
@@ -33,7 +33,8 @@ def create_table_sql(
     # Own data keeps its file's column order (a CSV import maps columns by position).
     order = getattr(spec, "order", ()) or spec.columns
     cols = [f"{c} {types[c]}" for c in order]
-    sql = f"CREATE TABLE {spec.table} ({', '.join(cols)}) TIMESTAMP({ts}) PARTITION BY DAY WAL"
+    sql = (f"CREATE TABLE {spec.table} ({', '.join(cols)}) TIMESTAMP({ts}) "
+           f"PARTITION BY {spec.partition_by} WAL")  # fmt: skip
     return sql + (f" DEDUP UPSERT KEYS({', '.join((ts, *spec.tags))})" if dedup else "")
 
 

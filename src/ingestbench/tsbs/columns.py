@@ -36,6 +36,8 @@ FIELDS: tuple[str, ...] = (
 TIMESTAMP = "timestamp"
 #: Every column in file and table order.
 COLUMNS: tuple[str, ...] = (*TAGS, *FIELDS, TIMESTAMP)
+#: The partition unit of a table that names none (QuestDB's own default for ILP's tables).
+DEFAULT_PARTITION = "DAY"
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,7 @@ class TableSpec:
     kinds: tuple[str, ...]  # per field: "double" (DOUBLE) or "long" (LONG)
     timestamp: str = TIMESTAMP
     nullable: bool = False  # tags and fields may be null (iot); the cpu table has no null
+    partition_by: str = DEFAULT_PARTITION  # HOUR, DAY, WEEK, MONTH or YEAR (WAL needs one)
 
     @property
     def columns(self) -> tuple[str, ...]:

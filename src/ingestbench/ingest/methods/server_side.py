@@ -17,6 +17,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_expone
 from ingestbench.ingest.methods.base import Job, Method, SendError, TablePart
 from ingestbench.ingest.timing import Clock
 from ingestbench.own.methods import csv_import_schema, timestamp_pattern
+from ingestbench.own.rejected import first_rejected_row
 from ingestbench.own.spec import is_own_spec
 from ingestbench.server.handle import QuestDBError
 from ingestbench.server.uploads import placed_in, upload_multipart
@@ -38,9 +39,11 @@ class ServerCsv(Method):
     def _import(self, job: Job, part: TablePart) -> None:
         ts = part.spec.timestamp
         schema = [{"name": ts, "type": "TIMESTAMP", "pattern": CSV_TIMESTAMP_PATTERN}]
-        params = {"name": part.spec.table, "timestamp": ts, "partitionBy": "DAY", "fmt": "json",
-                  "atomicity": "abort", "overwrite": "false"}  # fmt: skip
-        if is_own_spec(part.spec):  # the user's CSV: its delimiter and time format
+        # skipRow: the import reads the whole file and counts every row it rejects (a rejected
+        # import fails the job all the same: its count differs).
+        params = {"name": part.spec.table, "timestamp": ts, "partitionBy": part.spec.partition_by,
+                  "fmt": "json", "atomicity": "skipRow", "overwrite": "false"}  # fmt: skip
+        if is_own_spec(part.spec):  # the user's CSV: its delimiter and time patterns
             schema, params["delimiter"] = (
                 csv_import_schema(part.spec),
                 part.spec.source.csv.delimiter,
@@ -56,15 +59,40 @@ class ServerCsv(Method):
         imported = body.get("rowsImported")
         if (r.status_code != 200 or body.get("status") != "OK" or body.get("rowsRejected")
                 or imported != part.rows):  # fmt: skip
-            raise SendError(
-                f"{job.variant.name}: QuestDB's CSV import refused {part.path.name} "
-                f"({body.get('status') or r.text[:300]}, {body.get('rowsRejected', '?')} rows "
-                f"rejected, {imported} of {part.rows} imported); check that the file is intact "
-                f"and matches the table."
-            )
+            said = body.get("status") or r.text.strip()[:300] or f"HTTP {r.status_code}"
+            raise SendError(rejected_sentence(job, part, "CSV import", said, imported))
 
     def serialize_pass(self, job: Job, state: Any) -> None:
         return None  # no ILP involved
+
+
+def rejected_sentence(
+    job: Job, part: TablePart, what: str, said: str | None, imported: int | None
+) -> str:
+    """How many rows QuestDB's import rejected and the first of them, quoted from the file."""
+    done = imported or 0
+    count = (f"rejected {part.rows - done:,} of the {part.rows:,} rows of {part.path.name} "
+             f"({done:,} imported)")  # fmt: skip
+    if done > part.rows:  # a short line split in two, say: more rows than the file has
+        count = f"imported {done:,} rows from {part.path.name}, which holds {part.rows:,}"
+    if said and said != "OK":
+        count += f", saying {said!r}"
+    first = _first_rejected(part)
+    where = (f"; the first it could not read is row {first[0]:,} (column {first[1]!r}): "
+             f"{first[2]!r}" if first else "")  # fmt: skip
+    fix = ("set datasets[].csv.timestamp_format to the format of its times, or fix those rows in "
+           "the file" if is_own_spec(part.spec) else "check that the file is intact")  # fmt: skip
+    return f"{job.variant.name}: QuestDB's {what} {count}{where}; {fix}, then rerun."
+
+
+def _first_rejected(part: TablePart) -> tuple[int, str, str] | None:
+    spec = part.spec
+    if not is_own_spec(spec):  # the TSBS CSV: every time in the one pattern it is written in
+        return first_rejected_row(part.path, spec, {spec.timestamp: CSV_TIMESTAMP_PATTERN})
+    csv = spec.source.csv
+    patterns = {t.column: t.pattern for t in spec.source.times if t.pattern}
+    return first_rejected_row(part.path, spec, patterns, csv.delimiter, csv.null_values,
+                              csv.timestamp_format)  # fmt: skip
 
 
 def _in_copy_root(job: Job) -> Path:
@@ -102,13 +130,14 @@ class ServerCopy(Method):
     def _copy(job: Job, part: TablePart, name: str) -> None:
         # Parallel import needs an empty, partitioned table: the runner has just made one.
         pattern, delimiter = CSV_TIMESTAMP_PATTERN, ""
-        if is_own_spec(part.spec):  # the user's CSV: its delimiter and time format
+        if is_own_spec(part.spec):  # the user's CSV: its delimiter and time pattern
             pattern = timestamp_pattern(part.spec) or pattern
             delimiter = f"DELIMITER '{part.spec.source.csv.delimiter}' "
+        # SKIP_ROW: the import counts every row it rejects (as /imp's skipRow).
         sql = (
             f"COPY {part.spec.table} FROM '{name}' WITH HEADER true "
             f"TIMESTAMP '{part.spec.timestamp}' FORMAT '{pattern}' {delimiter}"
-            f"PARTITION BY DAY ON ERROR ABORT"
+            f"PARTITION BY {part.spec.partition_by} ON ERROR SKIP_ROW"
         )
         # One COPY runs at a time, and the import log may say the last one finished a moment
         # before the server lets the next start ("another import may be in progress").
@@ -121,11 +150,8 @@ class ServerCopy(Method):
         copy_id = retrying(job.qdb.scalar, sql)
         status, message, imported = _wait_for_copy(job, copy_id)
         if status != "finished" or imported != part.rows:
-            raise SendError(
-                f"{job.variant.name}: QuestDB's COPY of {part.path.name} ended {status} "
-                f"({message or 'no message'}; {imported} of {part.rows} rows imported); check "
-                f"that the file is intact and matches the table, see the server log, then rerun."
-            )
+            said = message or (None if status == "finished" else status)
+            raise SendError(rejected_sentence(job, part, "COPY", said, imported))
 
     def serialize_pass(self, job: Job, state: Any) -> None:
         return None  # no ILP involved

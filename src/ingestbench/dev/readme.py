@@ -228,17 +228,21 @@ def configuration_doc(schema_path: Path = SCHEMA_PATH) -> str:
         "merge the same way and give the same errors.",
         "",
         "**What reruns after an edit**: each rule's params carry the slice of the config its "
-        "outputs depend on (`ingestbench.rule_inputs`), so `snakemake -n` shows exactly what an "
-        "edit changes: `repeats`, `warmup_rows`, `ilp_protocol_version`, `table`, the `questdb` "
-        "settings and `validation.export_piece_rows` rerun the ingestions (`rows_cap` only the "
-        "row loops) and what follows them; the other `validation` keys the validations "
-        "(`validation.memory_limit` too: it is a validation setting, a param of every "
-        "validation, though it cannot change a verdict); `charts` the charts; `datasets` "
-        "regenerate their data, and so does `data_dir` (the datasets are written in the new "
-        "folder, and the jobs that read them rerun). The keys that cannot change a result "
-        "(`questdb.cache_dir`, `keep_data`, `startup_timeout_s`, `shutdown_grace_s`, "
-        "`tls_verify`, `validation.keep_export`, `results_dir`) rerun nothing; they, "
-        "`validation.memory_limit` and `data_dir` are left out of the config's hash.",
+        "outputs depend on (`ingestbench.rule_inputs`), each job records them beside its "
+        "output, and a job whose record differs from the config reruns, with or without "
+        "Snakemake's metadata ([development.md](development.md#what-reruns-a-job)), so "
+        "`snakemake -n` shows exactly what an edit changes: `repeats`, `warmup_rows`, "
+        "`ilp_protocol_version`, `table`, the `questdb` settings, "
+        "`validation.export_piece_rows` and `validation.rel_tolerance` (the checks of every "
+        "repeat use it) rerun the ingestions (`rows_cap` only the row loops) and what follows "
+        "them; the other `validation` keys the validations (`validation.memory_limit` too: it "
+        "is a validation setting, a param of every validation, though it cannot change a "
+        "verdict); `charts` the charts; `datasets` regenerate their data, and so does "
+        "`data_dir` (the datasets are written in the new folder, and the jobs that read them "
+        "rerun). The keys that cannot change a result (`questdb.cache_dir`, `keep_data`, "
+        "`startup_timeout_s`, `shutdown_grace_s`, `tls_verify`, `validation.keep_export`, "
+        "`results_dir`) rerun nothing; they, `validation.memory_limit` and `data_dir` are left "
+        "out of the config's hash.",
         "",
         " ".join(str(schema.get("description", "")).split()),
         "",

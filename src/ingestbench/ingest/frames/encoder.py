@@ -67,8 +67,12 @@ def escape_name(name: str) -> str:
 
 def _escape_values(values: pa.Array) -> pa.Array:
     values = values.cast(pa.string())
+    data = values.buffers()[2]
+    text = np.frombuffer(data, np.uint8) if data is not None else _NO_BYTES
+    present = np.bincount(text, minlength=256)  # a replace pass costs more than this count
     for ch in _SYMBOL_ESCAPES:
-        values = pc.replace_substring(values, ch, "\\" + ch)
+        if present[ord(ch)]:
+            values = pc.replace_substring(values, ch, "\\" + ch)
     return values
 
 

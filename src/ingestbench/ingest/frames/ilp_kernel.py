@@ -27,6 +27,11 @@ INT_WIDTH = 20
 
 #: Field kinds, as `write_lines` takes them (ingestbench.ingest.frames.ilp_fields decides them).
 DOUBLE, INTEGER, BOOLEAN, STRING, TIME_US, TIME_NS = range(6)
+#: "00" to "99" back to back: two digits at a time.
+_PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), np.uint8).copy()
+#: The bytes a quoted string escapes, by value: quote, backslash, newline, carriage return.
+_QUOTED_ESCAPES = np.zeros(256, np.bool_)
+_QUOTED_ESCAPES[[34, 92, 10, 13]] = True
 #: The suffix after an integer's digits, by kind: 'i', 't' (microseconds), 'n' (nanoseconds).
 _SUFFIX = np.array([0, 105, 0, 0, 116, 110], np.uint8)
 
@@ -82,17 +87,35 @@ def _write_int(out, pos, value, suffix):
         out[pos + 1] = 48 + np.uint8(magnitude % np.uint64(10))
         end = pos + 2
     else:
-        digits = 3
-        bound = np.uint64(1000)
-        while digits < 20 and magnitude >= bound:
-            bound *= np.uint64(10)
-            digits += 1
-        end = pos + digits
-        for k in range(digits):
-            out[end - 1 - k] = 48 + np.uint8(magnitude % np.uint64(10))
-            magnitude //= np.uint64(10)
+        end = _write_digits(out, pos, magnitude)
     out[end] = suffix
     return end + 1
+
+
+@njit(cache=True, nogil=True)
+def _write_digits(out, pos, magnitude):
+    """A uint64's decimal digits at out[pos:], two at a time from a table (half the divisions
+    of one at a time); returns the position after them."""
+    digits = 1
+    bound = np.uint64(10)
+    while digits < 20 and magnitude >= bound:
+        bound *= np.uint64(10)
+        digits += 1
+    end = pos + digits
+    at = end
+    while magnitude >= np.uint64(100):
+        rest = magnitude // np.uint64(100)
+        pair = 2 * (magnitude - rest * np.uint64(100))
+        at -= 2
+        out[at] = _PAIRS[pair]
+        out[at + 1] = _PAIRS[pair + 1]
+        magnitude = rest
+    if magnitude >= np.uint64(10):
+        out[at - 2] = _PAIRS[2 * magnitude]
+        out[at - 1] = _PAIRS[2 * magnitude + 1]
+    else:
+        out[at - 1] = 48 + np.uint8(magnitude)
+    return end
 
 
 @njit(cache=True, nogil=True)
@@ -104,7 +127,7 @@ def _write_string(out, pos, data, start, end):
     pos += 1
     for b in range(start, end):
         c = data[b]
-        if c == 34 or c == 92 or c == 10 or c == 13:
+        if _QUOTED_ESCAPES[c]:
             out[pos] = 92
             pos += 1
         out[pos] = c
@@ -184,14 +207,8 @@ def write_lines(
         pos += 1
         value = times[row]
         if value != last_time:  # TSBS: one run of equal times per epoch
-            last_time, width = value, 1
-            bound = np.int64(10)
-            while width < 19 and value >= bound:
-                bound *= 10
-                width += 1
-            for d in range(width):
-                digits[width - 1 - d] = 48 + value % 10
-                value //= 10
+            last_time = value
+            width = _write_digits(digits, 0, np.uint64(value))
         _copy(out, pos, digits, 0, width)
         pos += width
         _copy(out, pos, tail, 0, tail.size)

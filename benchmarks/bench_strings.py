@@ -11,7 +11,9 @@ your own data is (ingestbench.own), so every path gets the chunks the workflow's
    `Buffer.dataframe()` on the same chunks (as pandas) and of the `vectorized` encoder in its
    TCP pieces, with the high-cardinality symbol written row by row (the default), through
    tag-set prefixes as for TSBS (the prefix cache; past its limit it starts over), and with
-   `device` as a VARCHAR instead of a symbol. Best of --repeats.
+   `device` as a VARCHAR instead of a symbol. Best of --repeats. Then the steps before it,
+   which every path or library takes: reading the Parquet, the symbols as dictionaries, the
+   frames of each library and back to Arrow.
 2. End to end, as the workflow runs them, on both transports: every client path of the
    workflow but the row loops (`dataframe`, `batches`, `threads` w2, `processes` w2,
    `vectorized` w2; pandas, and polars' `dataframe` and `vectorized`), against one fresh
@@ -38,7 +40,7 @@ import pyarrow.parquet as pq
 from _bench import dataset_and_server, warm_up_each
 from findings import findings_file
 
-from ingestbench.arrow import to_pandas
+from ingestbench.arrow import rechunk, to_pandas
 from ingestbench.ingest.frames import encoder as encoder_module
 from ingestbench.ingest.frames.encoder import IlpEncoder, as_record_batch
 from ingestbench.ingest.methods import Job
@@ -48,7 +50,7 @@ from ingestbench.ingest.parts import job_parts
 from ingestbench.ingest.runner import RepeatGuards, run_repeat
 from ingestbench.own.dataset import OwnDataset
 from ingestbench.own.manifest import write_own_manifest
-from ingestbench.own.read import as_library, iter_tables
+from ingestbench.own.read import as_library, conform, iter_tables, raw_batches
 from ingestbench.own.spec import OwnTableSpec
 from ingestbench.validate.own_checks import own_source_checks
 from ingestbench.variants import READ_CHUNK_ROWS, parse_variant_name
@@ -139,6 +141,32 @@ def encoder_cpu(spec: OwnTableSpec, rows: int, repeats: int) -> list[tuple[str, 
     return list(best.items())
 
 
+def reader_cpu(spec: OwnTableSpec, rows: int, repeats: int) -> list[tuple[str, float]]:
+    """(step, CPU-s per 1M rows, best of `repeats`) of the steps every path shares or takes
+    before serializing: where the client's CPU goes besides the encoder."""
+    steps: dict[str, float] = {}
+
+    def timed(name: str, step, items: list) -> list:
+        c0 = cpu_seconds()
+        out = [step(item) for item in items]
+        cpu = (cpu_seconds() - c0) * 1e6 / rows
+        steps[name] = min(steps.get(name, cpu), cpu)
+        return out
+
+    for _ in range(repeats):
+        c0 = cpu_seconds()
+        raw = list(rechunk(raw_batches(spec, READ_CHUNK_ROWS), READ_CHUNK_ROWS, rows))
+        cpu = (cpu_seconds() - c0) * 1e6 / rows
+        steps["read Parquet (pyarrow)"] = min(steps.get("read Parquet (pyarrow)", cpu), cpu)
+        tables = timed("symbols as dictionaries (reader)", lambda t: conform(t, spec), raw)
+        pd_frames = timed("Arrow → pandas", lambda t: as_library(t, "pandas"), tables)
+        pl_frames = timed("Arrow → polars", lambda t: as_library(t, "polars"), tables)
+        timed("pandas → Arrow (vectorized)", as_record_batch, pd_frames)
+        timed("polars → Arrow (vectorized)", as_record_batch, pl_frames)
+        timed("polars → pandas (dataframe)", to_pandas, pl_frames)
+    return list(steps.items())
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--rows", type=int, default=1_000_000, help="(default: 1M)")
@@ -156,6 +184,9 @@ def main() -> None:
               f"{', '.join(SYMBOLS)}; chunks of {READ_CHUNK_ROWS:,}\n")  # fmt: skip
         print("Encoder alone (no server), CPU-s per 1M rows, best of", a.repeats)
         for name, cpu in encoder_cpu(spec, a.rows, a.repeats):
+            print(f"  {name:<36}{cpu:>8.3f}")
+        print("The steps before serializing (no server), CPU-s per 1M rows, best of", a.repeats)
+        for name, cpu in reader_cpu(spec, a.rows, a.repeats):
             print(f"  {name:<36}{cpu:>8.3f}")
         names = [p.format(t=t) for t in a.transports for p in PATHS] if a.only is None else a.only
         if not names:

@@ -89,6 +89,12 @@ def test_polars_frames_encode_like_their_pandas_view():
     assert mine == client_bytes(frame.to_pandas(), ["tag"])
 
 
+def test_a_one_row_chunk_encodes_with_and_without_symbols():
+    for symbols in ([], ["host name"], ["host name", "plain"]):
+        frame = odd_frame().iloc[:1][[*symbols, "n", TIMESTAMP]]
+        assert encoded(frame, symbols, ["n"]) == client_bytes(frame, symbols)
+
+
 def test_an_empty_chunk_is_no_bytes():
     frame = odd_frame().iloc[:0]
     assert encoded(frame, ["plain"], ["n"]) == b""

@@ -105,6 +105,7 @@ class IlpEncoder:
             raise EncodeError("an ILP line needs at least one field; name the field columns.")
         self.table, self.symbols, self.fields, self.at = table, list(symbols), list(fields), at
         self._prefix_heads = [f",{escape_name(s)}=" for s in self.symbols]
+        self._table = pa.array([escape_name(table).encode()], pa.binary())
         self._field_names = [escape_name(f) for f in self.fields]
         # The lines' buffer, reused chunk after chunk: a fresh one would cost a page fault
         # per 4 KiB (on TSBS rows, more than writing the lines into it).
@@ -167,13 +168,15 @@ class IlpEncoder:
         and builds the prefixes of those it has not met before. A chunk whose tags barely
         repeat writes them row by row instead (_SPARSE_SHARE), and leaves the kept sets be."""
         rows = batch.num_rows
+        if not self.symbols:  # every row's prefix is the table's name
+            return self._table, np.zeros(rows, np.int64), _NO_SEGMENTS, _NO_TAGS
         codes, dictionaries = self._codes(batch)
         known = self._known
         if known is not None and not _same(known[0], dictionaries):
             known = None
         sparse = rows * _SPARSE_SHARE
         if known is None and any(len(d) > sparse for d in dictionaries):
-            return self._row_segments(codes, dictionaries)
+            return self._row_segments(rows, codes, dictionaries)
         key, stable = _row_keys(rows, codes, dictionaries)
         distinct_keys, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         inverse = inverse.reshape(-1)
@@ -188,7 +191,7 @@ class IlpEncoder:
             if len(known_keys) + int(new.sum()) > _KNOWN_LIMIT:
                 known = None  # too many tag sets to keep: start over with this chunk's own
         if len(distinct_keys) > sparse:
-            return self._row_segments(codes, dictionaries)
+            return self._row_segments(rows, codes, dictionaries)
         prefixes = self._build_prefixes([code[first] for code in codes], dictionaries)
         if not stable:
             return prefixes, inverse, _NO_SEGMENTS, _NO_TAGS
@@ -221,7 +224,7 @@ class IlpEncoder:
             dictionaries.append(column.dictionary)
         return codes, dictionaries
 
-    def _row_segments(self, codes: list, dictionaries: list):
+    def _row_segments(self, rows: int, codes: list, dictionaries: list):
         """The tags written row by row: the table's name as the one prefix, each symbol's
         `,tag=value` segments (made once per dictionary), each row's segment per symbol (-1 for a
         null)."""
@@ -232,7 +235,6 @@ class IlpEncoder:
                                               strict=True)]  # fmt: skip
             segments = pa.concat_arrays([p.cast(pa.large_binary()) for p in parts])
             cached = self._segments = (dictionaries, segments.cast(pa.binary()))
-        rows = len(codes[0])
         tag_codes = np.empty((rows, len(codes)), np.int64)
         base = 0
         for j, (code, dictionary) in enumerate(zip(codes, dictionaries, strict=True)):
@@ -240,8 +242,7 @@ class IlpEncoder:
             code = code.astype(np.int64, copy=False)  # polars' are unsigned
             tag_codes[:, j] = np.where(code == size, -1, code + base)
             base += size
-        table = pa.array([escape_name(self.table).encode()], pa.binary())
-        return table, np.zeros(rows, np.int64), cached[1], tag_codes
+        return self._table, np.zeros(rows, np.int64), cached[1], tag_codes
 
     def _build_prefixes(self, distinct_codes: list, dictionaries: list) -> pa.Array:
         """The prefix of each tag set, given as each symbol's code (its dictionary's length for

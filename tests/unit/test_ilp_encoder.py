@@ -95,6 +95,14 @@ def test_a_one_row_chunk_encodes_with_and_without_symbols():
         assert encoded(frame, symbols, ["n"]) == client_bytes(frame, symbols)
 
 
+def test_a_null_boolean_is_refused_as_the_client_refuses_it():
+    frame = odd_frame()[["n", TIMESTAMP]].assign(flag=pd.array([True, None, False, True]))
+    with pytest.raises(EncodeError, match="column 'flag' has 1 null.*BOOLEAN has no null"):
+        encoded(frame, [], ["n", "flag"])
+    with pytest.raises(Exception, match="Cannot insert null values into a boolean column"):
+        client_bytes(frame, [])
+
+
 def test_an_empty_chunk_is_no_bytes():
     frame = odd_frame().iloc[:0]
     assert encoded(frame, ["plain"], ["n"]) == b""

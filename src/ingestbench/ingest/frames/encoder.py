@@ -39,7 +39,14 @@ from ingestbench.ingest.frames.ilp_fields import (
     text_bytes,
     time_values,
 )
-from ingestbench.ingest.frames.ilp_kernel import DOUBLE, STRING, TIME_NS, row_bound, write_lines
+from ingestbench.ingest.frames.ilp_kernel import (
+    BOOLEAN,
+    DOUBLE,
+    STRING,
+    TIME_NS,
+    row_bound,
+    write_lines,
+)
 
 __all__ = ["EncodeError", "IlpEncoder", "as_record_batch", "escape_name"]
 
@@ -292,6 +299,12 @@ class IlpEncoder:
         (doubles, ints, offsets, strings), valid)."""
         columns = [batch.column(name) for name in self.fields]
         kinds = [field_kind(n, c.type) for n, c in zip(self.fields, columns, strict=True)]
+        for name, column, kind in zip(self.fields, columns, kinds, strict=True):
+            if kind == BOOLEAN and column.null_count:  # the client refuses these too
+                raise EncodeError(
+                    f"column {name!r} has {column.null_count} null(s), and QuestDB's BOOLEAN has "
+                    f"no null (it would store false); fill them or make the column a string."
+                )
         literals, literal_ends = self._literals(tuple(kinds))
         arrays = field_arrays(columns, kinds)
         if any(column.null_count for column in columns):

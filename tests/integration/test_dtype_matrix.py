@@ -31,13 +31,15 @@ def test_every_cell_has_an_outcome_and_every_refusal_a_reason(matrix):
         assert (cell.outcome == "validated") == (cell.reason == ""), cell
 
 
-def test_dataframe_loads_every_dtype_but_arrow_dictionaries(matrix):
+def test_dataframe_loads_every_dtype_but_arrow_dictionaries_and_dates(matrix):
     for (_, dtype, method, _), cell in matrix.items():
         if method not in ("dataframe", "threads"):
             continue
         if dtype == "ArrowDtype(dictionary)":
             assert cell.outcome == "unsupported"
             assert "Could not map column source type" in cell.reason
+        elif "date" in dtype.lower() and "datetime" not in dtype.lower():
+            assert cell.outcome == "unsupported", cell
         else:
             assert cell.outcome == "validated", cell
 
@@ -65,20 +67,16 @@ def test_the_row_loop_findings(matrix):
     )
 
 
-def test_the_vectorized_encoder_leaves_nulls_out_and_refuses_what_is_not_a_number(matrix):
-    for library, dtype in [
-        ("pandas", "float64 (with NaN)"),
-        ("pandas", "Int64 (with NA)"),
-        ("polars", "Int64 (with null)"),
-        ("polars", "Float64 (with null)"),
-        ("pandas", "category"),
-        ("pandas", "ArrowDtype(dictionary)"),  # which dataframe() refuses
-        ("polars", "Enum"),
-    ]:
+def test_the_vectorized_encoder_loads_every_dtype_dataframe_loads_and_more(matrix):
+    """Wherever dataframe() is validated, so is vectorized; and it also carries what the
+    client refuses: Arrow dictionaries, and dates (as times at midnight UTC)."""
+    for (library, dtype, method, transport), cell in matrix.items():
+        if method == "dataframe" and cell.outcome == "validated":
+            assert matrix[library, dtype, "vectorized", transport].outcome == "validated"
+    for library, dtype in [("pandas", "ArrowDtype(dictionary)"), ("pandas", "date (object)"),
+                           ("polars", "Date"), ("pandas", "ArrowDtype(date32)")]:  # fmt: skip
         for transport in ("http", "tcp"):
             assert matrix[library, dtype, "vectorized", transport].outcome == "validated"
-    cell = matrix["polars", "String", "vectorized", "tcp"]
-    assert cell.outcome == "unsupported" and "floats and integers only" in cell.reason
 
 
 def test_the_check_fails_when_a_value_differs(questdb, tmp_path):

@@ -268,7 +268,8 @@ def test_server_parquet_reads_only_the_tables_columns(questdb, tmp_path):
     ["pandas-rows-parquet-http", "pandas-iterrows-parquet-tcp", "pandas-batches-parquet-http-b700",
      "pandas-threads-parquet-tcp-w2", "polars-processes-parquet-http-w2",
      "pandas-dataframe-parquet-http-call", "polars-threads-csv-http-w2-call",
-     "pandas-processes-csv-tcp-w2"],
+     "pandas-processes-csv-tcp-w2", "polars-vectorized-parquet-tcp-w2",
+     "pandas-vectorized-csv-http-w2"],
 )  # fmt: skip
 def test_every_client_path_loads_the_example_trades(questdb, tmp_path, method):
     from ingestbench.own.example import write_example

@@ -306,3 +306,16 @@ def test_bench_own_data_compares_client_memory_with_the_tsbs_path():
     assert [r[0] for r in rows] == ["TSBS cpu", "own: trades"]
     assert all(r[1] == "4,000" and int(r[3]) > 0 for r in rows)
     assert rows[0][4] == "1.00"
+
+
+def test_bench_strings_compares_vectorized_with_dataframe_on_both_transports():
+    out = bench("bench_strings.py", "--rows", "3000", "--repeats", "1", "--only",
+                "pandas-dataframe-parquet-tcp", "pandas-vectorized-parquet-tcp-w2",
+                "polars-vectorized-parquet-http-w2")  # fmt: skip
+    for case in ("client Buffer.dataframe()", "vectorized (device row by row)",
+                 "vectorized (device via prefixes)", "vectorized (device a VARCHAR)"):  # fmt: skip
+        assert re.search(rf"^  {re.escape(case)}\s+[\d.]+$", out, re.MULTILINE), case
+    row = r"^pandas-vectorized-parquet-tcp-w2\s+[\d,]+\s+\([\d,-]+\)\s+[\d.]+\s+([\d.]+)$"
+    ratio = re.search(row, out, re.MULTILINE)
+    assert ratio and float(ratio.group(1)) > 0
+    assert re.search(r"^polars-vectorized-parquet-http-w2\s+[\d,]+", out, re.MULTILINE)

@@ -9,6 +9,7 @@ so no row is all nulls, which the client refuses), ``value`` (the dtype under te
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +32,15 @@ TIMES_NS = tuple(
 )
 TIMES_US = tuple(None if t is None else t // 1_000 * 1_000 for t in TIMES_NS)
 TIMES_MS = tuple(None if t is None else t // 1_000_000 * 1_000_000 for t in TIMES_NS)
+#: Dates, each expected as the time at midnight UTC (what the workflow's readers send for one).
+DATES = tuple(
+    None if d is None else dt.date.fromisoformat(d)
+    for d in ("2024-01-01", None, "1970-01-01", "2000-02-29", "2099-12-31", "2024-06-30",
+              "1999-12-31", "2038-01-19")
+)  # fmt: skip
+MIDNIGHTS_NS = tuple(
+    None if d is None else (d - dt.date(1970, 1, 1)).days * 86_400 * 10**9 for d in DATES
+)
 ROWS = len(STRINGS)
 TS0_NS = 1_704_067_200_000_000_000  # the designated timestamps: 2024-01-01T00:00:00Z + seq s
 
@@ -109,6 +119,19 @@ def _pandas_times(unit: str, tz: str | None = None) -> Callable[[Sequence[Any]],
     return column
 
 
+def _pandas_dates(values):
+    import pandas as pd
+
+    return pd.Series(list(DATES), dtype=object)
+
+
+def _pandas_arrow_dates(values):
+    import pandas as pd
+    import pyarrow as pa
+
+    return pd.Series(pa.array(list(DATES), pa.date32()), dtype=pd.ArrowDtype(pa.date32()))
+
+
 def _polars(dtype_of: Callable[[], Any]) -> Callable[[Sequence[Any]], Any]:
     def column(values):
         import polars as pl
@@ -127,6 +150,12 @@ def _polars_times(unit: str, tz: str | None = None) -> Callable[[Sequence[Any]],
         return series.dt.convert_time_zone(tz) if tz else series.dt.replace_time_zone(None)
 
     return column
+
+
+def _polars_dates():
+    import polars as pl
+
+    return pl.Series(list(DATES), dtype=pl.Date)
 
 
 def _pl(name: str, *args: Any) -> Callable[[], Any]:
@@ -165,6 +194,11 @@ CASES: tuple[Case, ...] = (
         TIMES_NS,
         _pandas_times("ns", "Europe/Paris"),
     ),
+    # pandas has no datetime64[D] (it refuses the dtype): a date column is date objects or Arrow's.
+    Case("pandas", "date (object)", "timestamp", "TIMESTAMP", MIDNIGHTS_NS, _pandas_dates),
+    Case(
+        "pandas", "ArrowDtype(date32)", "timestamp", "TIMESTAMP", MIDNIGHTS_NS, _pandas_arrow_dates
+    ),
     Case("polars", "String", "string", "VARCHAR", STRINGS, _polars(_pl("String"))),
     Case("polars", "Categorical", "symbol", "SYMBOL", SYMBOLS, _polars(_pl("Categorical"))),
     Case(
@@ -195,6 +229,7 @@ CASES: tuple[Case, ...] = (
         TIMES_US,
         _polars_times("us", "Asia/Tokyo"),
     ),
+    Case("polars", "Date", "timestamp", "TIMESTAMP", MIDNIGHTS_NS, lambda _: _polars_dates()),
     Case(
         "polars",
         "Datetime(ns, UTC)",

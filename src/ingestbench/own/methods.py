@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ingestbench.own.kinds import NUMERIC_KINDS, decimal_kinds, questdb_type
+from ingestbench.own.kinds import decimal_kinds
 from ingestbench.own.spec import OwnTableSpec
 from ingestbench.variants import SERVER_METHODS, Variant
 
@@ -54,15 +54,11 @@ def unsupported_reason(
         )
     if method == "ilp_file" and decimal_kinds(spec.kinds):
         return "the ILP text is protocol 1, which carries no decimal (the client paths send 3)"
-    if method == "vectorized":
-        other = [(f, k) for f, k in zip(spec.fields, spec.kinds, strict=True)
-                 if k not in NUMERIC_KINDS]  # fmt: skip
-        if other:
-            name, kind = other[0]
-            return (
-                f"the vectorized encoder writes symbols, floats and integers only (the dtype "
-                f"matrix, docs/dtypes.md), and column {name!r} is {questdb_type(kind)}"
-            )
+    if method == "vectorized" and (decimals := decimal_kinds(spec.kinds)):
+        return (
+            f"the vectorized encoder writes ILP protocol 2, which carries no decimal, and the "
+            f"table has a {decimals[0].upper()} column (the dataframe method sends 3)"
+        )
     if method == "server_parquet" and src.directory:
         return "QuestDB's read_parquet() reads one file, and this dataset is a directory of them"
     small = ("int8", "int16", "uint8", "uint16")

@@ -5,7 +5,8 @@ as ILP. Nothing here knows a method, a repeat or a job.
   ingestbench.own.read); `pipeline`: a reader thread feeding a bounded queue, so that reading
   overlaps sending.
 - `encoder`: ILP text column by column (Arrow/NumPy), byte for byte what the client writes;
-  `ilp_kernel`: its hot loop, compiled with numba.
+  `ilp_fields`: each field column's kind and plain arrays; `ilp_kernel`: its hot loop, compiled
+  with numba.
 
 Within ingest, may import: nothing.
 """

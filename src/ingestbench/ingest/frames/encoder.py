@@ -5,11 +5,13 @@ puts its serializer alone above 1 CPU-s per 1M TSBS rows. Here the work per colu
 distinct value is done first, and one compiled pass writes the lines:
 
 - symbols: the rows' tag combinations are found from the dictionary codes, and the
-  `table,tag=v,... ` prefix is built once per distinct combination (escaped on the dictionary's
-  few values);
-- fields: each column as a plain array (a double's 8 bytes as they go on the wire in protocol
-  2, after ``name==`` and type 16; an integer as int64, written as ``123i``), and each field's
-  `name=` literal;
+  `table,tag=v,...` prefix is built once per distinct combination (escaped on the dictionary's
+  few values) and kept from chunk to chunk; tags that barely repeat within a chunk (a
+  dictionary, or combinations, of more than half its rows) are written row by row instead,
+  each value's `,tag=v` built once, so that they neither pay a prefix per row nor flood the
+  kept combinations;
+- fields: each column as a plain array of its kind (ingestbench.ingest.frames.ilp_fields:
+  doubles, integers, booleans, strings, times and dates), and each field's `name=` literal;
 - the timestamp as int64 in the unit it is sent in (nanoseconds as such, every other unit as
   microseconds);
 - then ingestbench.ingest.frames.ilp_kernel.write_lines (numba) writes each row's prefix, fields and
@@ -29,21 +31,37 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ingestbench.errors import UserError
-from ingestbench.ingest.frames.ilp_kernel import row_bound, write_lines
+from ingestbench.ingest.frames.ilp_fields import (
+    EncodeError,
+    field_arrays,
+    field_kind,
+    plain,
+    text_bytes,
+    time_values,
+)
+from ingestbench.ingest.frames.ilp_kernel import (
+    BOOLEAN,
+    DOUBLE,
+    STRING,
+    TIME_NS,
+    row_bound,
+    write_lines,
+)
+
+__all__ = ["EncodeError", "IlpEncoder", "as_record_batch", "escape_name"]
 
 #: What a symbol value escapes (backslash first, so the others' backslashes stay single).
-_SYMBOL_ESCAPES = ("\\", "\n", " ", ",", "=")
+_SYMBOL_ESCAPES = ("\\", "\n", "\r", " ", ",", "=")
 #: Column names: the client escapes these and refuses ',' and newlines.
 _NAME_ESCAPES = ("\\", " ", "=")
 _DOUBLE_TYPE = b"\x10"  # protocol 2's type byte for a binary double
-_TIME_SUFFIX = {"ns": "n", "us": "t"}  # nanoseconds as such; every other unit as microseconds
 _KEY_LIMIT = 1 << 62  # codes combined beyond this are renumbered first (int64 stays exact)
-_KNOWN_LIMIT = 1 << 16  # tag sets whose prefixes an encoder keeps from chunk to chunk
-
-
-class EncodeError(UserError):
-    pass
+#: Tag sets whose prefixes an encoder keeps from chunk to chunk (while the dictionaries stay the
+#: same); a chunk that would take it past this starts the kept sets over with its own.
+_KNOWN_LIMIT = 1 << 16
+#: A chunk whose tag sets (or one tag's dictionary) number more than this share of its rows
+#: writes its tags row by row: a prefix per set would cost an Arrow join per row.
+_SPARSE_SHARE = 0.5
 
 
 def escape_name(name: str) -> str:
@@ -56,8 +74,12 @@ def escape_name(name: str) -> str:
 
 def _escape_values(values: pa.Array) -> pa.Array:
     values = values.cast(pa.string())
+    data = values.buffers()[2]
+    text = np.frombuffer(data, np.uint8) if data is not None else _NO_BYTES
+    present = np.bincount(text, minlength=256)  # a replace pass costs more than this count
     for ch in _SYMBOL_ESCAPES:
-        values = pc.replace_substring(values, ch, "\\" + ch)
+        if present[ord(ch)]:
+            values = pc.replace_substring(values, ch, "\\" + ch)
     return values
 
 
@@ -75,8 +97,10 @@ def as_record_batch(frame: Any) -> pa.RecordBatch:
             return pa.RecordBatch.from_pylist([], schema=table.schema)
         return table.combine_chunks().to_batches()[0]
     # Column by column with from_pandas=False: NaN stays a NaN (the client sends it as one),
-    # where RecordBatch.from_pandas would turn it into a null.
-    columns = [pa.array(frame[name], from_pandas=False) for name in frame.columns]
+    # where RecordBatch.from_pandas would turn it into a null. In an object column (strings,
+    # dates) a NaN or None is a null, as the client reads it.
+    columns = [pa.array(frame[name], from_pandas=frame[name].dtype == object)
+               for name in frame.columns]  # fmt: skip
     return pa.RecordBatch.from_arrays(columns, names=[str(name) for name in frame.columns])
 
 
@@ -88,37 +112,42 @@ class IlpEncoder:
             raise EncodeError("an ILP line needs at least one field; name the field columns.")
         self.table, self.symbols, self.fields, self.at = table, list(symbols), list(fields), at
         self._prefix_heads = [f",{escape_name(s)}=" for s in self.symbols]
+        self._table = pa.array([escape_name(table).encode()], pa.binary())
         self._field_names = [escape_name(f) for f in self.fields]
         # The lines' buffer, reused chunk after chunk: a fresh one would cost a page fault
         # per 4 KiB (on TSBS rows, more than writing the lines into it).
         self._out = np.empty(0, np.uint8)
         # (dictionaries, sorted keys, their prefixes): the tag sets met so far (_prefixes).
         self._known: tuple[list, np.ndarray, pa.Array] | None = None
-        # Each field layout's literals (integer or double fields), made once.
-        self._literal_cache: dict[tuple[bool, ...], tuple[np.ndarray, np.ndarray]] = {}
+        # Each field layout's literals, made once.
+        self._literal_cache: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
         # Each symbol's last dictionary and its escaped values: chunks of one file mostly share
         # their dictionaries, and escaping them anew costs more than a small chunk's rows.
         self._escaped: dict[str, tuple[pa.Array, pa.Array]] = {}
+        # (dictionaries, their `,tag=value` segments back to back): the last sparse chunk's.
+        self._segments: tuple[list, pa.Array] | None = None
 
     def encode(self, batch: pa.RecordBatch) -> pa.Buffer:
         """The batch's rows as ILP lines, one contiguous buffer: the encoder's own, reused by
         the next call (send or copy it before that)."""
-        if batch.num_rows == 0:
+        rows = batch.num_rows
+        if rows == 0:
             return pa.py_buffer(b"")
         self._check_nulls(batch)
-        distinct, prefix_of_row = self._prefixes(batch)
+        distinct, prefix_of_row, segments, tag_codes = self._tags(batch)
         times, tail = self._timestamps(batch.column(self.at))
-        is_int, literals, literal_ends, doubles, ints, valid = self._fields(batch)
-        _, prefix_offsets, prefix_data = distinct.buffers()
-        prefix_ends = np.frombuffer(prefix_offsets, np.int32)[
-            distinct.offset : distinct.offset + len(distinct) + 1
-        ]
-        need = batch.num_rows * row_bound(prefix_ends, literal_ends, tail)
+        kinds, literals, literal_ends, arrays, valid = self._fields(batch)
+        prefix_data, prefix_ends = _binary_arrays(distinct)
+        segment_data, segment_ends = _binary_arrays(segments)
+        longest_segment = int(np.diff(segment_ends).max()) if len(segments) else 0
+        text = sum(text_bytes(o) for o, k in zip(arrays[2], kinds, strict=True) if k == STRING)
+        need = rows * (row_bound(prefix_ends, literal_ends, tail)
+                       + longest_segment * tag_codes.shape[1]) + 2 * text  # fmt: skip
         if self._out.size < need:
             self._out = np.empty(need, np.uint8)
         size, empty_row = write_lines(
-            self._out, np.frombuffer(prefix_data, np.uint8), prefix_ends, prefix_of_row,
-            literals, literal_ends, is_int, doubles, ints, valid, times, tail,
+            self._out, prefix_data, prefix_ends, prefix_of_row, segment_data, segment_ends,
+            tag_codes, literals, literal_ends, kinds, *arrays, valid, times, tail,
         )  # fmt: skip
         if empty_row >= 0:
             raise EncodeError(
@@ -137,44 +166,55 @@ class IlpEncoder:
                 f"writes every row's timestamp, so fill them or use the dataframe method."
             )
 
-    def _prefixes(self, batch: pa.RecordBatch) -> tuple[pa.Array, np.ndarray]:
-        """(distinct `table,tag=value,... ` prefixes, each row's index into them).
+    def _tags(self, batch: pa.RecordBatch) -> tuple[pa.Array, np.ndarray, pa.Array, np.ndarray]:
+        """(distinct `table,tag=value...` prefixes, each row's index into them, the tags
+        written row by row as `,tag=value` segments, each row's segment per such tag).
 
         The prefixes are kept from chunk to chunk while the symbols' dictionaries stay the
         same (the chunks of one file, as a rule): a chunk then only looks its rows' tag sets up,
-        and builds the prefixes of those it has not met before."""
-        key, codes, dictionaries, stable = self._row_keys(batch)
+        and builds the prefixes of those it has not met before. A chunk whose tags barely
+        repeat writes them row by row instead (_SPARSE_SHARE), and leaves the kept sets be."""
+        rows = batch.num_rows
+        if not self.symbols:  # every row's prefix is the table's name
+            return self._table, np.zeros(rows, np.int64), _NO_SEGMENTS, _NO_TAGS
+        codes, dictionaries = self._codes(batch)
+        known = self._known
+        if known is not None and not _same(known[0], dictionaries):
+            known = None
+        sparse = rows * _SPARSE_SHARE
+        if known is None and any(len(d) > sparse for d in dictionaries):
+            return self._row_segments(rows, codes, dictionaries)
+        key, stable = _row_keys(rows, codes, dictionaries)
         distinct_keys, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         inverse = inverse.reshape(-1)
-        known = self._known
-        if not stable or known is None or not _same(known[0], dictionaries):
+        if not stable:
             known = None
         if known is not None:
             _, known_keys, known_prefixes = known
             at = np.minimum(np.searchsorted(known_keys, distinct_keys), len(known_keys) - 1)
             new = known_keys[at] != distinct_keys
             if not new.any():
-                return known_prefixes, at[inverse]
+                return known_prefixes, at[inverse], _NO_SEGMENTS, _NO_TAGS
             if len(known_keys) + int(new.sum()) > _KNOWN_LIMIT:
-                known = None  # too many tag sets to keep: this chunk's own will do
+                known = None  # too many tag sets to keep: start over with this chunk's own
+        if len(distinct_keys) > sparse:
+            return self._row_segments(rows, codes, dictionaries)
         prefixes = self._build_prefixes([code[first] for code in codes], dictionaries)
         if not stable:
-            return prefixes, inverse
+            return prefixes, inverse, _NO_SEGMENTS, _NO_TAGS
         if known is not None:
             keys = np.concatenate([known[1], distinct_keys[new]])
             order = np.argsort(keys, kind="stable")
             table = pa.concat_arrays([known[2], prefixes.filter(pa.array(new))]).take(order)
             self._known = (dictionaries, keys[order], table)
-            return table, np.searchsorted(keys[order], distinct_keys)[inverse]
+            of_row = np.searchsorted(keys[order], distinct_keys)[inverse]
+            return table, of_row, _NO_SEGMENTS, _NO_TAGS
         self._known = (dictionaries, distinct_keys, prefixes)
-        return prefixes, inverse
+        return prefixes, inverse, _NO_SEGMENTS, _NO_TAGS
 
-    def _row_keys(self, batch: pa.RecordBatch) -> tuple[np.ndarray, list, list, bool]:
-        """(each row's tag set as one int64, each symbol's codes and dictionary, whether the
-        key depends on the dictionaries alone: False once codes had to be renumbered)."""
-        n = batch.num_rows
-        codes, dictionaries, stable = [], [], True
-        key, bound = np.zeros(n, dtype=np.int64), 1  # bound: more than any key can be
+    def _codes(self, batch: pa.RecordBatch) -> tuple[list, list]:
+        """(each symbol's codes, its dictionary); a null is the dictionary's length."""
+        codes, dictionaries = [], []
         for name in self.symbols:
             column = batch.column(name)
             if not pa.types.is_dictionary(column.type):
@@ -187,17 +227,29 @@ class IlpEncoder:
                 )
             else:
                 code = column.indices.to_numpy(zero_copy_only=False)
-            # one more code than the dictionary has values: the null one (absent or not)
-            size = len(column.dictionary) + 1
-            if bound * size >= _KEY_LIMIT:
-                key = np.unique(key, return_inverse=True)[1].reshape(-1).astype(np.int64)
-                bound, stable = int(key.max()) + 1, False
-            key *= size  # in place: no fresh array per symbol
-            key += code
-            bound *= size
             codes.append(code)
             dictionaries.append(column.dictionary)
-        return key, codes, dictionaries, stable
+        return codes, dictionaries
+
+    def _row_segments(self, rows: int, codes: list, dictionaries: list):
+        """The tags written row by row: the table's name as the one prefix, each symbol's
+        `,tag=value` segments (made once per dictionary), each row's segment per symbol (-1 for a
+        null)."""
+        cached = self._segments
+        if cached is None or not _same(cached[0], dictionaries):
+            parts = [pc.binary_join_element_wise(pa.scalar(head), self._escape(name, d), "")
+                     for name, head, d in zip(self.symbols, self._prefix_heads, dictionaries,
+                                              strict=True)]  # fmt: skip
+            segments = pa.concat_arrays([p.cast(pa.large_binary()) for p in parts])
+            cached = self._segments = (dictionaries, segments.cast(pa.binary()))
+        tag_codes = np.empty((rows, len(codes)), np.int64)
+        base = 0
+        for j, (code, dictionary) in enumerate(zip(codes, dictionaries, strict=True)):
+            size = len(dictionary)
+            code = code.astype(np.int64, copy=False)  # polars' are unsigned
+            tag_codes[:, j] = np.where(code == size, -1, code + base)
+            base += size
+        return self._table, np.zeros(rows, np.int64), cached[1], tag_codes
 
     def _build_prefixes(self, distinct_codes: list, dictionaries: list) -> pa.Array:
         """The prefix of each tag set, given as each symbol's code (its dictionary's length for
@@ -214,7 +266,7 @@ class IlpEncoder:
             taken = escaped.take(pa.array(np.where(present, code, 0)))
             pair = pc.binary_join_element_wise(pa.scalar(head), taken, "")
             parts.append(pc.if_else(pa.array(present), pair, pa.scalar("")))
-        parts.append(pa.scalar(" "))
+        parts.append(pa.scalar(""))
         distinct = pc.binary_join_element_wise(*parts, "").cast(pa.binary())
         if isinstance(distinct, pa.Scalar):  # no symbols: every part was a scalar
             count = len(distinct_codes[0]) if distinct_codes else 1
@@ -230,72 +282,79 @@ class IlpEncoder:
     def _timestamps(self, column: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """(each row's time as int64 in the unit it is sent in, that unit's suffix and the
         newline as bytes)."""
-        unit = column.type.unit if pa.types.is_timestamp(column.type) else None
-        if unit is None:
-            raise EncodeError(
-                f"column {self.at!r} is {column.type}, not a timestamp; convert it first."
-            )
-        suffix = _TIME_SUFFIX.get(unit, "t")
-        if unit not in _TIME_SUFFIX:
-            column = column.cast(pa.timestamp("us", tz=column.type.tz))
-        values = column.cast(pa.int64()).to_numpy()
+        t = column.type
+        if not (pa.types.is_timestamp(t) or pa.types.is_date(t)):
+            raise EncodeError(f"column {self.at!r} is {t}, not a timestamp; convert it first.")
+        values = time_values(column)
         if values.min() < 0:  # the client refuses these too
             raise EncodeError(
                 f"column {self.at!r} holds a time before 1970, which ILP cannot carry; drop or "
                 f"shift those rows."
             )
+        suffix = "n" if field_kind(self.at, t) == TIME_NS else "t"
         return values, np.frombuffer(f"{suffix}\n".encode(), np.uint8)
 
     def _fields(self, batch: pa.RecordBatch) -> tuple:
-        """The field columns as write_lines takes them: (is_int, literals, literal_ends,
-        doubles, ints, valid)."""
+        """The field columns as write_lines takes them: (kinds, literals, literal_ends,
+        (doubles, ints, offsets, strings), valid)."""
         columns = [batch.column(name) for name in self.fields]
-        for name, column in zip(self.fields, columns, strict=True):
-            if not (pa.types.is_floating(column.type) or pa.types.is_integer(column.type)):
+        kinds = [field_kind(n, c.type) for n, c in zip(self.fields, columns, strict=True)]
+        for name, column, kind in zip(self.fields, columns, kinds, strict=True):
+            if kind == BOOLEAN and column.null_count:  # the client refuses these too
                 raise EncodeError(
-                    f"column {name!r} is {column.type}; the vectorized encoder writes floats "
-                    f"and integers only, so convert it or use the dataframe method."
+                    f"column {name!r} has {column.null_count} null(s), and QuestDB's BOOLEAN has "
+                    f"no null (it would store false); fill them or make the column a string."
                 )
-        is_int = np.array([pa.types.is_integer(c.type) for c in columns])
-        literals, literal_ends = self._literals(tuple(is_int))
-        doubles, ints = [], []
-        for column, integer in zip(columns, is_int, strict=True):
-            arrow_type = pa.int64() if integer else pa.float64()
-            values = _plain(column.cast(arrow_type).fill_null(0).to_numpy())
-            doubles.append(_EMPTY_BYTES if integer else values.view(np.uint8))
-            ints.append(values if integer else _EMPTY_INTS)
+        literals, literal_ends = self._literals(tuple(kinds))
+        arrays = field_arrays(columns, kinds)
         if any(column.null_count for column in columns):
             valid = np.column_stack(
                 [c.is_valid().to_numpy(zero_copy_only=False) for c in columns]
             ).view(np.uint8)
         else:
             valid = _NO_NULLS
-        return is_int, literals, literal_ends, tuple(doubles), tuple(ints), valid
+        return np.array(kinds, np.uint8), literals, literal_ends, arrays, valid
 
-    def _literals(self, is_int: tuple[bool, ...]) -> tuple[np.ndarray, np.ndarray]:
-        """Each field's `name=` (an integer) or `name==` and type 16 (a double), back to back,
-        and where each ends."""
-        cached = self._literal_cache.get(is_int)
+    def _literals(self, kinds: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """Each field's `name=` (`name==` and type 16 for a double), back to back, and where
+        each ends."""
+        cached = self._literal_cache.get(kinds)
         if cached is None:
-            parts = [f"{name}=".encode() + (b"" if integer else b"=" + _DOUBLE_TYPE)
-                     for name, integer in zip(self._field_names, is_int, strict=True)]  # fmt: skip
+            parts = [f"{name}=".encode() + (b"=" + _DOUBLE_TYPE if kind == DOUBLE else b"")
+                     for name, kind in zip(self._field_names, kinds, strict=True)]  # fmt: skip
             ends = np.cumsum([0] + [len(part) for part in parts], dtype=np.int64)
-            cached = self._literal_cache[is_int] = (np.frombuffer(b"".join(parts), np.uint8), ends)
+            cached = self._literal_cache[kinds] = (np.frombuffer(b"".join(parts), np.uint8), ends)
         return cached
+
+
+def _row_keys(n: int, codes: list, dictionaries: list) -> tuple[np.ndarray, bool]:
+    """(each row's tag set as one int64, whether the key depends on the dictionaries alone:
+    False once codes had to be renumbered)."""
+    key, bound, stable = np.zeros(n, dtype=np.int64), 1, True  # bound: more than any key
+    for code, dictionary in zip(codes, dictionaries, strict=True):
+        # one more code than the dictionary has values: the null one (absent or not)
+        size = len(dictionary) + 1
+        if bound * size >= _KEY_LIMIT:
+            key = np.unique(key, return_inverse=True)[1].reshape(-1).astype(np.int64)
+            bound, stable = int(key.max()) + 1, False
+        key *= size  # in place: no fresh array per symbol
+        key += code
+        bound *= size
+    return key, stable
+
+
+def _binary_arrays(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """A binary array's bytes and its int32 offsets, as NumPy views."""
+    _, offsets, data = values.buffers()
+    ends = np.frombuffer(offsets, np.int32)[values.offset : values.offset + len(values) + 1]
+    return (np.frombuffer(data, np.uint8) if data is not None else _NO_BYTES), ends
 
 
 def _same(known: list, dictionaries: list) -> bool:
     return all(a is b or a.equals(b) for a, b in zip(known, dictionaries, strict=True))
 
 
-def _plain(values: np.ndarray) -> np.ndarray:
-    """A read-only view: write_lines takes the columns as one tuple type, whether Arrow lent
-    them (read-only) or NumPy made them."""
-    view = values.view()
-    view.flags.writeable = False
-    return view
-
-
-_EMPTY_BYTES = _plain(np.empty(0, np.uint8))  # a field of the other kind
-_EMPTY_INTS = _plain(np.empty(0, np.int64))
+_NO_BYTES = plain(np.empty(0, np.uint8))
+_NO_SEGMENTS = pa.array([], pa.binary())
+_NO_TAGS = np.empty((0, 0), np.int64)  # every tag in the prefixes
 _NO_NULLS = np.empty((0, 0), np.uint8)

@@ -1,13 +1,15 @@
 """ILP lines written in one pass, compiled with numba: the encoder's hot loop.
 
 Everything per column or per distinct value is prepared in NumPy and Arrow beforehand
-(ingestbench.ingest.frames.encoder): each distinct `table,tag=value,... ` prefix, each field's
-`name=` literal, the columns as plain arrays. Then `write_lines` writes every row into one buffer
-the encoder reuses: the row's prefix, its present fields (a double as `name==`, type 16 and its 8
-little-endian bytes; an integer as `name=123i`, digit by digit), the timestamp's digits (worked
-out once per run of equal values) and its unit. One pass and no intermediate array per column:
-on TSBS rows this costs less than the Arrow joins it replaced, and a reused buffer no page
-faults. `nogil=True` lets the method's worker threads encode at the same time; `cache=True`
+(ingestbench.ingest.frames.encoder): each distinct `table,tag=value,...` prefix (or, for tags
+that barely repeat, each tag value's `,tag=value` segment), each field's `name=` literal, the
+columns as plain arrays. Then `write_lines` writes every row into one buffer the encoder reuses:
+the row's prefix and segments, its present fields (a double as `name==`, type 16 and its 8
+little-endian bytes; an integer as `name=123i` and a time as `name=123t` or `123n`, digit by
+digit; a boolean as `t` or `f`; a string quoted, escaped byte by byte), the timestamp's digits
+(worked out once per run of equal values) and its unit. One pass and no intermediate array
+per column: on TSBS rows this costs less than the Arrow joins it replaced, and a reused buffer
+no page faults. `nogil=True` lets the method's worker threads encode at the same time; `cache=True`
 keeps the compiled code beside this module, so only the first run on a machine compiles (a few
 seconds, in the untimed warm-up).
 """
@@ -23,12 +25,27 @@ from numba.extending import intrinsic
 INT_WIDTH = 20
 
 
+#: Field kinds, as `write_lines` takes them (ingestbench.ingest.frames.ilp_fields decides them).
+DOUBLE, INTEGER, BOOLEAN, STRING, TIME_US, TIME_NS = range(6)
+#: "00" to "99" back to back: two digits at a time.
+_PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), np.uint8).copy()
+#: The bytes a quoted string escapes, by value: quote, backslash, newline, carriage return.
+_QUOTED_ESCAPES = np.zeros(256, np.bool_)
+_QUOTED_ESCAPES[[34, 92, 10, 13]] = True
+#: The suffix after an integer's digits, by kind: 'i', 't' (microseconds), 'n' (nanoseconds).
+_SUFFIX = np.array([0, 105, 0, 0, 116, 110], np.uint8)
+
+
 def row_bound(prefix_ends: np.ndarray, literal_ends: np.ndarray, tail: bytes) -> int:
-    """The most bytes `write_lines` can write for one row."""
+    """The most bytes `write_lines` can write for one row, besides its strings' and tag
+    segments' own bytes (`text_bound`)."""
     fields = len(literal_ends) - 1
     longest_prefix = int(np.diff(prefix_ends).max()) if len(prefix_ends) > 1 else 0
-    # a field: ',' + literal + the longer of 8 bytes and an integer's digits and 'i'
-    return longest_prefix + int(literal_ends[-1]) + fields * (INT_WIDTH + 2) + INT_WIDTH + len(tail)
+    # a field: ',' + literal + the longest of 8 bytes, an integer's digits and suffix, 2 quotes
+    return (
+        longest_prefix + 1 + int(literal_ends[-1]) + fields * (INT_WIDTH + 2) + INT_WIDTH
+        + len(tail)
+    )  # fmt: skip
 
 
 @intrinsic
@@ -53,8 +70,9 @@ def _copy(typingctx, dst, dst_pos, src, src_pos, count):
 
 
 @njit(cache=True, nogil=True)
-def _write_int(out, pos, value):
-    """`value` as decimal digits then 'i' at out[pos:]; returns the position after it."""
+def _write_int(out, pos, value, suffix):
+    """`value` as decimal digits then `suffix` ('i', 't' or 'n') at out[pos:]; returns the
+    position after it."""
     if value < 0:
         out[pos] = 45  # '-'
         pos += 1
@@ -69,37 +87,79 @@ def _write_int(out, pos, value):
         out[pos + 1] = 48 + np.uint8(magnitude % np.uint64(10))
         end = pos + 2
     else:
-        digits = 3
-        bound = np.uint64(1000)
-        while digits < 20 and magnitude >= bound:
-            bound *= np.uint64(10)
-            digits += 1
-        end = pos + digits
-        for k in range(digits):
-            out[end - 1 - k] = 48 + np.uint8(magnitude % np.uint64(10))
-            magnitude //= np.uint64(10)
-    out[end] = 105  # 'i'
+        end = _write_digits(out, pos, magnitude)
+    out[end] = suffix
     return end + 1
 
 
 @njit(cache=True, nogil=True)
-def write_lines(
-    out, prefixes, prefix_ends, prefix_of_row, literals, literal_ends, is_int, doubles, ints,
-    valid, times, tail,
-):  # fmt: skip
-    """Every row's ILP line into `out` (at least rows * row_bound bytes); returns (bytes
-    written, the first row with no field at all, or -1).
+def _write_digits(out, pos, magnitude):
+    """A uint64's decimal digits at out[pos:], two at a time from a table (half the divisions
+    of one at a time); returns the position after them."""
+    digits = 1
+    bound = np.uint64(10)
+    while digits < 20 and magnitude >= bound:
+        bound *= np.uint64(10)
+        digits += 1
+    end = pos + digits
+    at = end
+    while magnitude >= np.uint64(100):
+        rest = magnitude // np.uint64(100)
+        pair = 2 * (magnitude - rest * np.uint64(100))
+        at -= 2
+        out[at] = _PAIRS[pair]
+        out[at + 1] = _PAIRS[pair + 1]
+        magnitude = rest
+    if magnitude >= np.uint64(10):
+        out[at - 2] = _PAIRS[2 * magnitude]
+        out[at - 1] = _PAIRS[2 * magnitude + 1]
+    else:
+        out[at - 1] = 48 + np.uint8(magnitude)
+    return end
 
-    prefixes / prefix_ends: the distinct prefixes back to back, prefix k is
-    prefixes[prefix_ends[k]:prefix_ends[k + 1]], and prefix_of_row[row] is the row's k.
+
+@njit(cache=True, nogil=True)
+def _write_string(out, pos, data, start, end):
+    """data[start:end] as a quoted ILP string at out[pos:], a quote, backslash, newline or
+    carriage return preceded by a backslash as the client writes them; returns the position
+    after the closing quote."""
+    out[pos] = 34  # '"'
+    pos += 1
+    for b in range(start, end):
+        c = data[b]
+        if _QUOTED_ESCAPES[c]:
+            out[pos] = 92
+            pos += 1
+        out[pos] = c
+        pos += 1
+    out[pos] = 34
+    return pos + 1
+
+
+@njit(cache=True, nogil=True)
+def write_lines(
+    out, prefixes, prefix_ends, prefix_of_row, segments, segment_ends, tag_codes, literals,
+    literal_ends, kinds, doubles, ints, offsets, strings, valid, times, tail,
+):  # fmt: skip
+    """Every row's ILP line into `out` (at least rows * row_bound + text_bound bytes); returns
+    (bytes written, the first row with no field at all, or -1).
+
+    prefixes / prefix_ends: the distinct `table,tag=value...` prefixes back to back, prefix k
+    is prefixes[prefix_ends[k]:prefix_ends[k + 1]], and prefix_of_row[row] is the row's k.
+    segments / segment_ends / tag_codes: tags written row by row after the prefix, each a
+    `,tag=value` segment (same layout); tag_codes[row, j] is the row's segment of tag j, -1
+    for a null (rows x 0 when every tag is in the prefixes).
     literals / literal_ends: each field's `name=` (`name==\\x10` for a double) likewise.
-    is_int: bool[fields]; doubles: a tuple of each field's values as uint8[8 * rows] (a float64
-    array's bytes; an empty array for an integer field); ints: likewise int64[rows].
+    kinds: uint8[fields] of DOUBLE ... TIME_NS. Per field, in tuples of one array type each
+    (an empty array where the kind takes none): doubles, a float64 array's bytes (8 * rows);
+    ints, int64[rows] (integers, booleans as 0 or 1, times); offsets and strings, int64[rows +
+    1] and the UTF-8 bytes they point into.
     valid: uint8[rows, fields], or of 0 rows when no cell is null (a null cell is left out).
     times: int64[rows], non-negative; tail: the unit and the newline, b"n\\n" or b"t\\n".
     """
     rows = prefix_of_row.size
     fields = literal_ends.size - 1
+    row_tags = tag_codes.shape[1] if tag_codes.shape[0] > 0 else 0
     nullable = valid.shape[0] > 0
     last_time = np.int64(-1)
     digits = np.empty(INT_WIDTH, np.uint8)
@@ -111,6 +171,14 @@ def write_lines(
         start, end = prefix_ends[k], prefix_ends[k + 1]
         _copy(out, pos, prefixes, start, end - start)
         pos += end - start
+        for j in range(row_tags):
+            k = tag_codes[row, j]
+            if k >= 0:
+                start, end = segment_ends[k], segment_ends[k + 1]
+                _copy(out, pos, segments, start, end - start)
+                pos += end - start
+        out[pos] = 32  # ' '
+        pos += 1
         first = True
         for f in range(fields):
             if nullable and not valid[row, f]:
@@ -122,25 +190,25 @@ def write_lines(
             start, end = literal_ends[f], literal_ends[f + 1]
             _copy(out, pos, literals, start, end - start)
             pos += end - start
-            if is_int[f]:
-                pos = _write_int(out, pos, ints[f][row])
-            else:
+            kind = kinds[f]
+            if kind == 0:
                 _copy(out, pos, doubles[f], 8 * row, 8)
                 pos += 8
+            elif kind == 3:
+                pos = _write_string(out, pos, strings[f], offsets[f][row], offsets[f][row + 1])
+            elif kind == 2:
+                out[pos] = 116 if ints[f][row] else 102  # 't' or 'f'
+                pos += 1
+            else:
+                pos = _write_int(out, pos, ints[f][row], _SUFFIX[kind])
         if first and empty_row < 0:
             empty_row = row
         out[pos] = 32  # ' '
         pos += 1
         value = times[row]
         if value != last_time:  # TSBS: one run of equal times per epoch
-            last_time, width = value, 1
-            bound = np.int64(10)
-            while width < 19 and value >= bound:
-                bound *= 10
-                width += 1
-            for d in range(width):
-                digits[width - 1 - d] = 48 + value % 10
-                value //= 10
+            last_time = value
+            width = _write_digits(digits, 0, np.uint64(value))
         _copy(out, pos, digits, 0, width)
         pos += width
         _copy(out, pos, tail, 0, tail.size)

@@ -1,0 +1,250 @@
+"""`vectorized` on a string-heavy table: client CPU against `dataframe()`, rows/s of every path.
+
+A generated table that is not TSBS (--rows, 1M by default): five string columns of low and
+high cardinality (two declared `symbols`: `region`, 8 values, and `device`, about 100k; three
+VARCHAR: `level`, 4 values, `user`, 5,000 with spaces, `path`, about 100k with quotes and
+commas), nullable integers (int64, int32), a float64 with nulls, a boolean, and a timestamp with
+a few rows out of order (0.1 % moved back by up to a minute). Written as Parquet and loaded as
+your own data is (ingestbench.own), so every path gets the chunks the workflow's reader makes.
+
+1. The encoder alone, in this process, no server: CPU-s per 1M rows of the questdb client's
+   `Buffer.dataframe()` on the same chunks (as pandas) and of the `vectorized` encoder in its
+   TCP pieces, with the high-cardinality symbol written row by row (the default), through
+   tag-set prefixes as for TSBS (the prefix cache; past its limit it starts over), and with
+   `device` as a VARCHAR instead of a symbol. Best of --repeats. Then the steps before it,
+   which every path or library takes: reading the Parquet, the symbols as dictionaries, the
+   frames of each library and back to Arrow.
+2. End to end, as the workflow runs them, on both transports: every client path of the
+   workflow but the row loops (`dataframe`, `batches`, `threads` w2, `processes` w2,
+   `vectorized` w2; pandas, and polars' `dataframe` and `vectorized`), against one fresh
+   QuestDB, each warmed up, --repeats interleaved rounds, each repeat checked against its
+   source as the workflow checks it. Medians of rows/s and client CPU-s per 1M rows; the last
+   column is the client CPU over that of `dataframe()` of the same library and transport.
+
+    .venv/bin/python benchmarks/bench_strings.py   # or: make bench-strings
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import functools
+import statistics
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from _bench import dataset_and_server, warm_up_each
+from findings import findings_file
+
+from ingestbench.arrow import rechunk, to_pandas
+from ingestbench.ingest.frames import encoder as encoder_module
+from ingestbench.ingest.frames.encoder import IlpEncoder, as_record_batch
+from ingestbench.ingest.methods import Job
+from ingestbench.ingest.methods.base import cpu_seconds
+from ingestbench.ingest.methods.vectorized import pieces
+from ingestbench.ingest.parts import job_parts
+from ingestbench.ingest.runner import RepeatGuards, run_repeat
+from ingestbench.own.dataset import OwnDataset
+from ingestbench.own.manifest import write_own_manifest
+from ingestbench.own.read import as_library, conform, iter_tables, raw_batches
+from ingestbench.own.spec import OwnTableSpec
+from ingestbench.validate.own_checks import own_source_checks
+from ingestbench.variants import READ_CHUNK_ROWS, parse_variant_name
+
+SYMBOLS = ["region", "device"]
+#: The client paths end to end, per transport (the row loops would take minutes per repeat).
+PATHS = ("pandas-dataframe-parquet-{t}", "polars-dataframe-parquet-{t}",
+         "pandas-batches-parquet-{t}-b50000", "pandas-threads-parquet-{t}-w2",
+         "pandas-processes-parquet-{t}-w2", "pandas-vectorized-parquet-{t}-w2",
+         "polars-vectorized-parquet-{t}-w2")  # fmt: skip
+START_US = 1_767_225_600_000_000  # 2026-01-01T00:00:00Z
+
+
+def strings_table(rows: int, seed: int = 5) -> pa.Table:
+    rng = np.random.default_rng(seed)
+
+    def pick(pool: list[str], n: int, zipf: bool = False) -> pa.Array:
+        at = (rng.zipf(1.2, n) - 1) % len(pool) if zipf else rng.integers(0, len(pool), n)
+        return pa.array(pool, pa.string()).take(pa.array(at))
+
+    def nullable(values: np.ndarray, share: float, type_: pa.DataType) -> pa.Array:
+        return pa.array(values, type_, mask=rng.random(rows) < share)
+
+    ts = START_US + np.arange(rows, dtype=np.int64) * 1_000  # a row a millisecond
+    late = rng.random(rows) < 0.001
+    ts[late] -= rng.integers(1, 60_000_000, int(late.sum()))
+    regions = ["eu-west-1", "eu-central-1", "us-east-1", "us-west-2", "ap-south-1",
+               "ap-northeast-1", "sa-east-1", "af-south-1"]  # fmt: skip
+    return pa.table({
+        "ts": pa.array(ts, pa.timestamp("us", tz="UTC")),
+        "region": pick(regions, rows),
+        "device": pick([f"dev-{i:06d}" for i in range(100_000)], rows),
+        "level": pick(["debug", "info", "warn", "error"], rows, zipf=True),
+        "user": pick([f"user {i}" for i in range(5_000)], rows, zipf=True),
+        "path": pick([f'/api/v1/items/{i}?q="{i % 97}",x' for i in range(100_000)], rows),
+        "bytes": nullable(rng.integers(0, 10**9, rows), 0.05, pa.int64()),
+        "status": nullable(rng.choice([200, 201, 304, 404, 500], rows).astype(np.int32), 0.1,
+                           pa.int32()),
+        "latency": nullable(rng.lognormal(3, 1, rows), 0.02, pa.float64()),
+        "cached": pa.array(rng.random(rows) < 0.3),
+    })  # fmt: skip
+
+
+def encoder_cpu(spec: OwnTableSpec, rows: int, repeats: int) -> list[tuple[str, float]]:
+    """(case, CPU-s per 1M rows, best of `repeats`) of serializing the table's chunks."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from questdb.ingress import Buffer
+    tables = list(iter_tables(spec, READ_CHUNK_ROWS, rows))
+    frames = [to_pandas(as_library(t, "pandas")) for t in tables]
+    batches = [as_record_batch(t) for t in tables]
+
+    def client() -> None:
+        buf = Buffer(protocol_version=2)
+        for frame in frames:
+            buf.clear()
+            buf.dataframe(frame, table_name=spec.table, symbols=list(spec.tags), at=spec.timestamp)
+
+    def encode(symbols: list[str], fields: list[str]) -> None:
+        encoder = IlpEncoder(spec.table, symbols, fields, spec.timestamp)
+        for batch in batches:
+            for piece in pieces(batch, "tcp"):
+                encoder.encode(piece)
+
+    def prefixes_only() -> None:  # tags that barely repeat through tag-set prefixes as well
+        share, encoder_module._SPARSE_SHARE = encoder_module._SPARSE_SHARE, float("inf")
+        try:
+            encode(list(spec.tags), list(spec.fields))
+        finally:
+            encoder_module._SPARSE_SHARE = share
+
+    fields = list(spec.fields)
+    cases = {
+        "client Buffer.dataframe()": client,
+        "vectorized (device row by row)": lambda: encode(list(spec.tags), fields),
+        "vectorized (device via prefixes)": prefixes_only,
+        "vectorized (device a VARCHAR)": lambda: encode(["region"], ["device", *fields]),
+    }
+    for run in cases.values():  # numba compiles (or loads) each layout once, untimed
+        run()
+    best: dict[str, float] = {}
+    for _ in range(repeats):
+        for name, run in cases.items():
+            c0 = cpu_seconds()
+            run()
+            cpu = (cpu_seconds() - c0) * 1e6 / rows
+            best[name] = min(best.get(name, cpu), cpu)
+    return list(best.items())
+
+
+def reader_cpu(spec: OwnTableSpec, rows: int, repeats: int) -> list[tuple[str, float]]:
+    """(step, CPU-s per 1M rows, best of `repeats`) of the steps every path shares or takes
+    before serializing: where the client's CPU goes besides the encoder."""
+    steps: dict[str, float] = {}
+
+    def timed(name: str, step, items: list) -> list:
+        c0 = cpu_seconds()
+        out = [step(item) for item in items]
+        cpu = (cpu_seconds() - c0) * 1e6 / rows
+        steps[name] = min(steps.get(name, cpu), cpu)
+        return out
+
+    for _ in range(repeats):
+        c0 = cpu_seconds()
+        raw = list(rechunk(raw_batches(spec, READ_CHUNK_ROWS), READ_CHUNK_ROWS, rows))
+        cpu = (cpu_seconds() - c0) * 1e6 / rows
+        steps["read Parquet (pyarrow)"] = min(steps.get("read Parquet (pyarrow)", cpu), cpu)
+        tables = timed("symbols as dictionaries (reader)", lambda t: conform(t, spec), raw)
+        pd_frames = timed("Arrow → pandas", lambda t: as_library(t, "pandas"), tables)
+        pl_frames = timed("Arrow → polars", lambda t: as_library(t, "polars"), tables)
+        timed("pandas → Arrow (vectorized)", as_record_batch, pd_frames)
+        timed("polars → Arrow (vectorized)", as_record_batch, pl_frames)
+        timed("polars → pandas (dataframe)", to_pandas, pl_frames)
+    return list(steps.items())
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--rows", type=int, default=1_000_000, help="(default: 1M)")
+    p.add_argument("--repeats", type=int, default=3, help="(default: 3)")
+    p.add_argument("--transports", nargs="+", default=["tcp", "http"])
+    p.add_argument("--only", nargs="*", help="variants to run instead of every client path")
+    a = p.parse_args()
+    with tempfile.TemporaryDirectory(prefix="ingestbench-strings-") as tmp:
+        path = Path(tmp) / "strings.parquet"
+        pq.write_table(strings_table(a.rows), path, row_group_size=100_000)
+        entry = {"label": "strings", "path": str(path), "timestamp": "ts", "symbols": SYMBOLS}
+        manifest = write_own_manifest(OwnDataset.from_config(entry), Path(tmp) / "m.json")
+        spec = OwnTableSpec.from_dict(manifest["table"])
+        print(f"\n{a.rows:,} rows, {path.stat().st_size / 2**20:.0f} MiB Parquet; symbols "
+              f"{', '.join(SYMBOLS)}; chunks of {READ_CHUNK_ROWS:,}\n")  # fmt: skip
+        print("Encoder alone (no server), CPU-s per 1M rows, best of", a.repeats)
+        for name, cpu in encoder_cpu(spec, a.rows, a.repeats):
+            print(f"  {name:<36}{cpu:>8.3f}")
+        print("The steps before serializing (no server), CPU-s per 1M rows, best of", a.repeats)
+        for name, cpu in reader_cpu(spec, a.rows, a.repeats):
+            print(f"  {name:<36}{cpu:>8.3f}")
+        names = [p.format(t=t) for t in a.transports for p in PATHS] if a.only is None else a.only
+        if not names:
+            return
+        results = end_to_end(names, path, manifest, a.repeats, a.rows)
+    report(results, a.rows, a.repeats)
+
+
+def end_to_end(names: list[str], path: Path, manifest: dict, repeats: int, rows: int) -> dict:
+    with dataset_and_server(1, 1) as (_, _, qdb, config):
+        jobs = []
+        for name in names:
+            variant = parse_variant_name(name)
+            parts = job_parts(variant, manifest, path, "strings", None)
+            jobs.append(Job(qdb, variant, path, parts, config["ilp_protocol_version"]))
+        tolerance = config["validation"]["rel_tolerance"]  # one source: its checks made once
+        guards = RepeatGuards(functools.partial(_checks, jobs[0].tables[0].spec), tolerance, 3600.0)
+        warm_up_each(jobs, config["warmup_rows"])
+        results: dict[str, list] = {job.variant.name: [] for job in jobs}
+        for i in range(repeats):  # round-robin: drift on the machine hits every path alike
+            for job in jobs:
+                results[job.variant.name].append(run_repeat(job, i, guards=guards))
+    return results
+
+
+def _checks(spec: OwnTableSpec) -> dict:
+    """What the workflow checks every repeat against (by DuckDB, in a child process)."""
+    return {spec.table: own_source_checks(spec)}
+
+
+def report(results: dict, rows: int, repeats: int) -> None:
+    per_1m = 1e6 / rows
+    stats = {}
+    for name, runs in results.items():
+        stats[name] = (statistics.median(rows / r["end_to_end"] for r in runs),
+                       statistics.median(r["client_cpu_s"] for r in runs) * per_1m,
+                       min(rows / r["end_to_end"] for r in runs),
+                       max(rows / r["end_to_end"] for r in runs))  # fmt: skip
+    print(f"\nEnd to end: medians of {repeats} interleaved repeats, each checked against its "
+          f"source\n")  # fmt: skip
+    print(f"{'variant':<40}{'rows/s':>10}{'(min-max)':>20}{'client CPU-s/1M':>17}"
+          f"{'CPU vs dataframe':>18}")  # fmt: skip
+    out = []
+    for name, (rate, cpu, lo, hi) in stats.items():
+        v = parse_variant_name(name)
+        base = stats.get(f"{v.library}-dataframe-parquet-{v.transport}")
+        ratio = cpu / base[1] if base else float("nan")
+        print(f"{name:<40}{rate:>10,.0f}{f'({lo:,.0f}-{hi:,.0f})':>20}{cpu:>17.3f}{ratio:>18.2f}")
+        out.append({"variant": name, "rows_per_s": round(rate), "rows_per_s_min": round(lo),
+                    "rows_per_s_max": round(hi), "client_cpu_s_per_1m": round(cpu, 3),
+                    "cpu_vs_dataframe": round(ratio, 3)})  # fmt: skip
+    target = findings_file("end_to_end.csv")
+    if target is not None:
+        with open(target, "w", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(out[0]))
+            writer.writeheader()
+            writer.writerows(out)
+
+
+if __name__ == "__main__":
+    main()

@@ -25,7 +25,7 @@ from typing import Any
 
 from ingestbench import CHECKOUT
 from ingestbench.config import benchmark_config
-from ingestbench.variants import ROW_LOOP_METHODS, parse_variant_name
+from ingestbench.variants import CAPPED_METHODS, parse_variant_name
 
 PACKAGE = "ingestbench"
 PACKAGE_DIR = CHECKOUT / "src" / PACKAGE
@@ -46,7 +46,7 @@ def ingest_settings(config: Mapping[str, Any], variant: str) -> dict[str, Any]:
         "questdb": benchmark_config(config)["questdb"],
         EXPORT_KEY: config["validation"][EXPORT_KEY],
     }
-    if method in ROW_LOOP_METHODS:  # the cap applies to the row loops only
+    if method in CAPPED_METHODS:  # the cap applies to the row loops and SQL only
         settings["rows_cap"] = config["rows_cap"]
     return settings
 

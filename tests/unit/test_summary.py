@@ -334,14 +334,14 @@ def test_the_summary_refuses_a_run_file_of_other_settings(tmp_path):
 def _unsupported_run(root: Path, variant: str, reason: str) -> Path:
     """A run file as the ingest job writes it for a method that cannot load an own table."""
     from ingestbench.ingest.job import IngestFiles
-    from ingestbench.own.job import write_unsupported
+    from ingestbench.own.job import own_summary, write_unsupported
     from ingestbench.variants import parse_variant_name
 
     manifest = {"name": "own-mine", "rows": 500, "label": "mine", "columns": 4, "bytes": 9_000,
                 "sha256": "0" * 64, "table": {"table": "mine"}}  # fmt: skip
     run = root / "runs" / "own-mine" / f"{variant}.json"
     write_unsupported(IngestFiles(Path("x"), Path("m"), run), parse_variant_name(variant),
-                      manifest, reason)  # fmt: skip
+                      own_summary(manifest), reason)  # fmt: skip
     return run
 
 
@@ -363,3 +363,20 @@ def test_an_unsupported_variant_is_a_row_with_its_reason(tmp_path):
     text = md.read_text()
     assert "- `own-mine/polars-vectorized-parquet-tcp-w2`: numbers only" in text
     assert "## own-mine" not in text  # nothing measured: no table of its own
+
+
+def test_speedup_to_sql_divides_by_the_datasets_to_sql_rate():
+    import math
+
+    import pandas as pd
+
+    from ingestbench.results.summary_rows import to_sql_speedups
+
+    df = pd.DataFrame(
+        {"dataset": ["a", "a", "a", "b"],
+         "method": ["to_sql", "vectorized", "executemany", "dataframe"],
+         "rows_per_s_median": [10_000.0, 500_000.0, 40_000.0, 300_000.0]}
+    )  # fmt: skip
+    got = to_sql_speedups(df)
+    assert got[:3] == [1.0, 50.0, 4.0] and math.isnan(got[3])  # b has no to_sql
+    assert to_sql_speedups(df[df["method"] != "to_sql"]) is None  # no column without one

@@ -77,7 +77,7 @@ def ingest_job(
         log.info("%s cannot load this table: %s", variant.name, reason)
         from ingestbench.own.job import write_unsupported
 
-        return write_unsupported(files, variant, manifest, reason)
+        return write_unsupported(files, variant, dataset_summary(manifest), reason)
     contention = Contention().look()  # before this job's own server exists
     if settings.guards.exclusive:
         contention.refuse_if_busy()
@@ -88,13 +88,13 @@ def ingest_job(
         try:
             doc = _measure(qdb, settings, variant, files, manifest, contention)
         except Exception as exc:
-            reason = _own_refusal(manifest, exc)
+            reason = _refusal(manifest, exc)
             if reason is None:
                 raise
             log.info("%s could not load this table: %s", variant.name, reason)
             from ingestbench.own.job import write_unsupported
 
-            return write_unsupported(files, variant, manifest, reason)
+            return write_unsupported(files, variant, dataset_summary(manifest), reason)
     doc["contention"] = contention.to_dict()
     if contention.contended:
         log.warning("%s shared the machine with other work during its repeats (%s); its run "
@@ -112,8 +112,13 @@ def _own_unsupported(variant: Variant, manifest: dict[str, Any]) -> str | None:
     return unsupported_reason(variant, own_spec(manifest), manifest)
 
 
-def _own_refusal(manifest: dict[str, Any], exc: Exception) -> str | None:
-    """On own data, a value the path cannot carry makes the variant unsupported, not a failure."""
+def _refusal(manifest: dict[str, Any], exc: Exception) -> str | None:
+    """A path the server does not offer makes the variant unsupported on any data; on own data,
+    so does a value the path cannot carry."""
+    from ingestbench.ingest.methods import Unsupported
+
+    if isinstance(exc, Unsupported):
+        return str(exc)
     if not manifest.get("own"):
         return None
     return unsupported_from_error(exc)

@@ -31,10 +31,11 @@ def own_spec(manifest: dict[str, Any]) -> OwnTableSpec:
 
 
 def write_unsupported(
-    files: Any, variant: Variant, manifest: dict[str, Any], reason: str
+    files: Any, variant: Variant, dataset: dict[str, Any], reason: str
 ) -> RunFile:
-    """The outputs of a job whose method cannot load this table."""
-    doc = {"schema_version": SCHEMA_VERSION, "dataset": own_summary(manifest),
+    """The outputs of a job whose method cannot load this table (`dataset`: as its run files
+    name it)."""
+    doc = {"schema_version": SCHEMA_VERSION, "dataset": dataset,
            "variant": variant.to_dict(), "rows": 0, "repeats": [],
            "unsupported": reason}  # fmt: skip
     if files.actual:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ingestbench.results.ceiling import wire_ceilings
 from ingestbench.results.summary_rows import MIB, measured
-from ingestbench.variants import ROW_LOOP_METHODS
+from ingestbench.variants import CAPPED_METHODS
 
 
 def dataset_heading(dataset: str, first: pd.Series) -> str:
@@ -105,12 +105,13 @@ def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 
             lines += ["", f"Wire ceiling (`{ceiling[1]}`, the ILP file sent as it is): "
                       f"{_fmt_rate(ceiling[0])} rows/s; `ceiling_fraction` in `summary.csv` "
                       "is each variant's share of it."]  # fmt: skip
-        loops = group["method"].isin(ROW_LOOP_METHODS)
+        loops = group["method"].isin(CAPPED_METHODS)
         capped = group[loops & (group["rows"] < group["dataset_rows"])]
         if not capped.empty:
             lines.append("")
             lines.append(
-                f"The row loops ({', '.join(f'`{m}`' for m in ROW_LOOP_METHODS)}) ingest the first "
+                f"The row loops and SQL methods "
+                f"({', '.join(f'`{m}`' for m in sorted(set(capped['method'])))}) ingest the first "
                 f"{int(capped['rows'].iloc[0]):,} rows only (`rows_cap`); compare their rates, "
                 "not their times."
             )

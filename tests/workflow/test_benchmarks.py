@@ -306,3 +306,15 @@ def test_bench_own_data_compares_client_memory_with_the_tsbs_path():
     assert [r[0] for r in rows] == ["TSBS cpu", "own: trades"]
     assert all(r[1] == "4,000" and int(r[3]) > 0 for r in rows)
     assert rows[0][4] == "1.00"
+
+
+def test_bench_pgwire_measures_the_sql_paths_against_ilp_on_both_tables():
+    out = bench("bench_pgwire.py", "--rows", "4000", "--repeats", "1")
+    assert re.findall(r"^(TSBS cpu|own: strings), 4,000 rows$", out, re.MULTILINE) == [
+        "TSBS cpu",
+        "own: strings",
+    ]
+    row = r"^(\S+-pg-b\d+|\S+-tcp(?:-w\d)?)\s+([\d,]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$"
+    rows = re.findall(row, out, re.MULTILINE)
+    assert len(rows) == 2 * 7 and all(int(r[1].replace(",", "")) > 0 for r in rows)
+    assert [r[4] for r in rows if r[0] == "pandas-to_sql-parquet-pg-b10000"] == ["1.0", "1.0"]

@@ -115,3 +115,33 @@ def test_the_pgwire_user_of_a_secured_server(questdb_jar, tiny_dataset):
         with pytest.raises(UserError, match="QuestDB refused the rows .*PGWire") as err:
             run_variant(job, {"name": "tiny", "rows": 2000}, repeats=1)
         assert "wrong-one" not in str(err.value) and "\n" not in str(err.value)
+
+
+def test_an_external_server_takes_pg_port_and_the_pg_user_from_the_environment(
+    questdb_jar, tiny_dataset, tmp_path, monkeypatch
+):
+    access = Access(pg_user="bench", pg_password=Secret("pg-from-env"))
+    with embedded_server(questdb_jar, startup_timeout_s=STARTUP_S, access=access) as qdb:
+        monkeypatch.setenv("BENCH_PG_PASSWORD", "pg-from-env")
+        external = {
+            "mode": "external",
+            "host": qdb.host,
+            "http_port": qdb.http_port,
+            "ilp_port": qdb.ilp_port,
+            "pg_port": qdb.pg_port,
+            "auth": {"pg": {"username": "bench", "password_env": "BENCH_PG_PASSWORD"}},
+        }
+        files = IngestFiles(
+            data=tiny_dataset["parquet"],
+            manifest=tiny_dataset["dir"] / f"{tiny_dataset['params'].name}.manifest.json",
+            run=tmp_path / "run.json",
+            actual=tmp_path / "actual.json",
+            export=tmp_path / "export",
+        )
+        variant = parse_variant_name("pandas-to_sql-parquet-pg-b10000")
+        run = ingest_job(_settings(questdb=external), variant, files)
+        assert run.server["mode"] == "external" and run.rows == 2000
+        assert json.loads(files.actual.read_text())["tables"]["cpu"]["row_count"] == 2000
+        assert "pg-from-env" not in files.run.read_text()
+        # the run's table was the prefixed one, dropped at the end
+        assert not qdb.rows("SELECT table_name FROM tables() WHERE table_name ~ '^ingestbench_'")

@@ -28,15 +28,16 @@ from ingestbench.ingest.methods.base import (
     stream_chunks,
 )
 from ingestbench.ingest.timing import Clock
+from ingestbench.server.handle import QuestDB
 from ingestbench.tsbs.columns import TableSpec
 
 #: SQLAlchemy's PostgreSQL dialect over psycopg 3, taught QuestDB's table list (dialect below).
 DIALECT = "postgresql+questdb_psycopg"
 
 
-def _insert_sql(spec: TableSpec, columns: list[str], placeholder) -> str:
+def _insert_sql(table: str, columns: list[str], placeholder) -> str:
     marks = ", ".join(placeholder(i) for i in range(len(columns)))
-    return f"INSERT INTO {spec.table} ({', '.join(columns)}) VALUES ({marks})"
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
 
 
 def _is_polars(frame) -> bool:
@@ -146,12 +147,12 @@ def questdb_dialect():
 
 
 @contextlib.contextmanager
-def sqlalchemy_engine(job: Job) -> Iterator[Any]:
+def sqlalchemy_engine(qdb: QuestDB) -> Iterator[Any]:
     """An engine on the PGWire port, connected once (SQLAlchemy looks at the server then)."""
     import sqlalchemy
 
     questdb_dialect()
-    p = job.qdb.pg_params()
+    p = qdb.pg_params()
     url = sqlalchemy.URL.create(DIALECT, p.pop("user"), p.pop("password"), p.pop("host"),
                                 p.pop("port"), p.pop("dbname"), query=p)  # fmt: skip
     engine = sqlalchemy.create_engine(url)
@@ -163,6 +164,90 @@ def sqlalchemy_engine(job: Job) -> Iterator[Any]:
         engine.dispose()
 
 
+@contextlib.contextmanager
+def psycopg_connection(qdb: QuestDB) -> Iterator[Any]:
+    import psycopg
+
+    # prepare_threshold 0: the INSERT is prepared on its first use, not its sixth
+    with psycopg.connect(prepare_threshold=0, **qdb.pg_params()) as conn:
+        yield conn
+
+
+@contextlib.contextmanager
+def asyncpg_connection(qdb: QuestDB) -> Iterator[tuple[asyncio.Runner, Any]]:
+    """(an event loop, an asyncpg connection on it): the SQL calls run to completion each."""
+    import asyncpg
+
+    p = qdb.pg_params()
+    kwargs = {"host": p["host"], "port": p["port"], "user": p["user"],
+              "password": p["password"], "database": p["dbname"]}  # fmt: skip
+    if "sslmode" in p:
+        kwargs["ssl"] = qdb.access.ssl_context()
+    with asyncio.Runner() as runner:
+        conn = runner.run(asyncpg.connect(**kwargs))
+        try:
+            yield runner, conn
+        finally:
+            runner.run(conn.close())
+
+
+def to_sql(engine, frame, table: str, batch_rows: int, how: str | None = None) -> None:
+    """pandas' to_sql, appending: the table exists (never one of pandas' making)."""
+    frame.to_sql(table, engine, if_exists="append", index=False, chunksize=batch_rows,
+                 method=how)  # fmt: skip
+
+
+def write_database(engine, frame, table: str, batch_rows: int) -> None:
+    frame.write_database(table, engine, if_table_exists="append",
+                         engine_options={"chunksize": batch_rows})  # fmt: skip
+
+
+def executemany(conn, frame, table: str, batch_rows: int) -> None:
+    """A prepared INSERT, executemany over `batch_rows` rows, one transaction each."""
+    sql = _insert_sql(table, list(frame.columns), lambda i: "%s")
+    rows = list(_rows(frame))
+    for start in range(0, len(rows), batch_rows):
+        with conn.cursor() as cur:
+            cur.executemany(sql, rows[start : start + batch_rows])
+        conn.commit()
+
+
+def naive_utc(frame):
+    """The frame's zoned times as UTC without the zone: asyncpg binds a TIMESTAMP from a naive
+    datetime, and refuses a zoned one."""
+    if _is_polars(frame):
+        import polars as pl
+
+        zoned = [n for n, t in frame.schema.items() if getattr(t, "time_zone", None)]
+        return frame.with_columns(pl.col(zoned).dt.convert_time_zone("UTC")
+                                  .dt.replace_time_zone(None))  # fmt: skip
+    frame = frame.copy(deep=False)
+    for name in frame.columns:
+        if getattr(frame[name].dtype, "tz", None) is not None:
+            frame[name] = frame[name].dt.tz_convert(None)
+    return frame
+
+
+def asyncpg_insert(held: tuple[asyncio.Runner, Any], frame, table: str, batch_rows: int) -> None:
+    """asyncpg's executemany of a prepared INSERT over `batch_rows` rows, one transaction each
+    (`frame` as naive_utc makes it)."""
+    runner, conn = held
+    sql = _insert_sql(table, list(frame.columns), lambda i: f"${i + 1}")
+    rows = [tuple(_py(v) for v in row) for row in _rows(frame)]
+
+    async def insert() -> None:
+        for start in range(0, len(rows), batch_rows):
+            async with conn.transaction():
+                await conn.executemany(sql, rows[start : start + batch_rows])
+
+    runner.run(insert())
+
+
+def _py(value):
+    """A pandas Timestamp as the datetime asyncpg's codec takes (it rejects pandas' own type)."""
+    return value.to_pydatetime() if type(value).__name__ == "Timestamp" else value
+
+
 class ToSql(SqlMethod):
     """pandas `DataFrame.to_sql` through SQLAlchemy, appending `batch_rows` rows per
     executemany of a one-row INSERT (method None)."""
@@ -170,11 +255,10 @@ class ToSql(SqlMethod):
     how: str | None = None
 
     def connected(self, job: Job):
-        return sqlalchemy_engine(job)
+        return sqlalchemy_engine(job.qdb)
 
     def send(self, engine, frame, job: Job, spec: TableSpec) -> None:
-        frame.to_sql(spec.table, engine, if_exists="append", index=False,
-                     chunksize=job.variant.batch_rows, method=self.how)  # fmt: skip
+        to_sql(engine, frame, spec.table, job.variant.batch_rows, self.how)
 
 
 class ToSqlMulti(ToSql):
@@ -187,89 +271,38 @@ class WriteDatabase(ToSql):
     """polars `DataFrame.write_database` with its SQLAlchemy engine (pandas' to_sql beneath)."""
 
     def send(self, engine, frame, job: Job, spec: TableSpec) -> None:
-        frame.write_database(spec.table, engine, if_table_exists="append",
-                             engine_options={"chunksize": job.variant.batch_rows})  # fmt: skip
+        write_database(engine, frame, spec.table, job.variant.batch_rows)
 
 
 class Executemany(SqlMethod):
     """psycopg 3: a prepared INSERT, `executemany` over `batch_rows` rows, one transaction each."""
 
-    @contextlib.contextmanager
     def connected(self, job: Job):
-        import psycopg
-
-        # prepare_threshold 0: the INSERT is prepared on its first use, not its sixth
-        with psycopg.connect(prepare_threshold=0, **job.qdb.pg_params()) as conn:
-            yield conn
+        return psycopg_connection(job.qdb)
 
     def send(self, conn, frame, job: Job, spec: TableSpec) -> None:
-        sql = _insert_sql(spec, list(frame.columns), lambda i: "%s")
-        rows, k = list(_rows(frame)), job.variant.batch_rows
-        for start in range(0, len(rows), k):
-            with conn.cursor() as cur:
-                cur.executemany(sql, rows[start : start + k])
-            conn.commit()
+        executemany(conn, frame, spec.table, job.variant.batch_rows)
 
 
 class Asyncpg(SqlMethod):
     """asyncpg: `executemany` of a prepared INSERT over `batch_rows` rows, one transaction
     each; binary parameters and a pipeline of binds, where psycopg sends text."""
 
-    @contextlib.contextmanager
     def connected(self, job: Job):
-        import asyncpg
-
-        p = job.qdb.pg_params()
-        kwargs = {"host": p["host"], "port": p["port"], "user": p["user"],
-                  "password": p["password"], "database": p["dbname"]}  # fmt: skip
-        if "sslmode" in p:
-            kwargs["ssl"] = job.qdb.access.ssl_context()
-        with asyncio.Runner() as runner:
-            conn = runner.run(asyncpg.connect(**kwargs))
-            try:
-                yield runner, conn
-            finally:
-                runner.run(conn.close())
+        return asyncpg_connection(job.qdb)
 
     def convert(self, frame):
-        # asyncpg binds a TIMESTAMP from a datetime without a zone: the frame's UTC, zone dropped
-        if _is_polars(frame):
-            import polars as pl
-
-            return frame.with_columns(pl.col(pl.Datetime).dt.replace_time_zone(None))
-        frame = frame.copy(deep=False)
-        for name in frame.columns:
-            if getattr(frame[name].dtype, "tz", None) is not None:
-                frame[name] = frame[name].dt.tz_convert(None)
-        return frame
+        return naive_utc(frame)
 
     def send(self, held, frame, job: Job, spec: TableSpec) -> None:
-        runner, conn = held
-        sql = _insert_sql(spec, list(frame.columns), lambda i: f"${i + 1}")
-        rows, k = [tuple(_py(v) for v in row) for row in _rows(frame)], job.variant.batch_rows
-
-        async def insert() -> None:
-            for start in range(0, len(rows), k):
-                async with conn.transaction():
-                    await conn.executemany(sql, rows[start : start + k])
-
-        runner.run(insert())
-
-
-def _py(value):
-    """A pandas Timestamp as the datetime asyncpg's codec takes (it rejects pandas' own type)."""
-    return value.to_pydatetime() if type(value).__name__ == "Timestamp" else value
+        asyncpg_insert(held, frame, spec.table, job.variant.batch_rows)
 
 
 class PsycopgCopy(SqlMethod):
     """psycopg 3's `cursor.copy()`: `COPY ... FROM STDIN`, the fast path on PostgreSQL."""
 
-    @contextlib.contextmanager
     def connected(self, job: Job):
-        import psycopg
-
-        with psycopg.connect(**job.qdb.pg_params()) as conn:
-            yield conn
+        return psycopg_connection(job.qdb)
 
     def send(self, conn, frame, job: Job, spec: TableSpec) -> None:
         import psycopg

@@ -53,8 +53,10 @@ def _rows(frame) -> Iterator[tuple]:
 
 
 def _null(value) -> bool:
-    # pandas' NA compares as NA (not a bool), so it is told by its type before any comparison.
-    return value is None or type(value).__name__ in ("NAType", "NaTType")
+    # pandas' NA compares as NA (not a bool), so it is told by its type before any comparison;
+    # NaN (not equal to itself) is a missing value of a string or category column too, which a
+    # driver would send as a float (to a DOUBLE column it is QuestDB's null either way).
+    return value is None or type(value).__name__ in ("NAType", "NaTType") or value != value
 
 
 def _pg_errors() -> tuple[type[BaseException], ...]:

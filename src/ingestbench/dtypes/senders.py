@@ -24,6 +24,7 @@ from ingestbench.ingest.methods import pgwire
 from ingestbench.ingest.methods.base import row_ranges
 from ingestbench.ingest.methods.ilp_file import CONNECTIONS
 from ingestbench.server.process import QuestDB
+from ingestbench.variants import SQL_METHOD_LIBRARY, SQL_TRANSPORT
 
 AT = "ts"
 
@@ -106,10 +107,8 @@ METHODS = {"dataframe": dataframe, "threads": threads, "rows": rows, "vectorized
            "to_sql": to_sql, "write_database": write_database, "executemany": executemany,
            "asyncpg": asyncpg}  # fmt: skip
 #: The SQL paths: over PGWire only, into a table made first (`sql_table`), each in the library
-#: it belongs to (None: either).
-SQL_METHODS = {"to_sql": "pandas", "write_database": "polars", "executemany": None,
-               "asyncpg": None}  # fmt: skip
-SQL_TRANSPORT = "pg"
+#: it belongs to (ingestbench.variants).
+SQL_METHODS = ("to_sql", "write_database", "executemany", "asyncpg")
 
 
 def sql_table(qdb: QuestDB, table: str, questdb_type: str) -> None:
@@ -122,4 +121,4 @@ def applies(method: str, transport: str, library: str) -> bool:
     """Whether the cell exists: ILP paths over http and tcp, SQL paths over pg in their library."""
     if method not in SQL_METHODS:
         return transport != SQL_TRANSPORT
-    return transport == SQL_TRANSPORT and SQL_METHODS[method] in (None, library)
+    return transport == SQL_TRANSPORT and SQL_METHOD_LIBRARY.get(method, library) == library

@@ -4,8 +4,10 @@ answer; the PGWire user of a secured server."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -13,10 +15,12 @@ import pytest
 from ingestbench.config import Settings, validate_config
 from ingestbench.errors import UserError
 from ingestbench.ingest.job import IngestFiles, ingest_job
-from ingestbench.ingest.methods import cpu_job
+from ingestbench.ingest.methods import METHODS, Unsupported, cpu_job
 from ingestbench.ingest.runner import RepeatGuards, run_variant
+from ingestbench.ingest.timing import Clock
 from ingestbench.server.access import Access, Secret
 from ingestbench.server.process import embedded_server
+from ingestbench.server.table import recreate_table
 from ingestbench.tsbs.columns import cpu_spec
 from ingestbench.validate import expected_aggregates, export_table, questdb_aggregates, validate_run
 from ingestbench.validate.repeat_checks import source_checks
@@ -145,3 +149,16 @@ def test_an_external_server_takes_pg_port_and_the_pg_user_from_the_environment(
         assert "pg-from-env" not in files.run.read_text()
         # the run's table was the prefixed one, dropped at the end
         assert not qdb.rows("SELECT table_name FROM tables() WHERE table_name ~ '^ingestbench_'")
+
+
+@pytest.mark.parametrize("name", ["pandas-executemany-parquet-pg-b10000",
+                                  "polars-asyncpg-parquet-pg-b10000"])  # fmt: skip
+def test_tls_on_pgwire_is_unsupported_with_the_servers_answer(questdb, tiny_dataset, name):
+    """QuestDB open source answers the SSLRequest with "N": a TLS config cannot use PGWire."""
+    job = _job(questdb, tiny_dataset, name, "t_pg_tls")
+    recreate_table(questdb, job.tables[0].spec)
+    job.qdb = dataclasses.replace(questdb, access=Access(tls=True))
+    with pytest.raises(Unsupported, match="takes no TLS on PGWire") as err:
+        METHODS[job.variant.method]().send_pass(job, Clock())
+    assert re.search("server does not support SSL|rejected SSL upgrade", str(err.value))
+    assert questdb.scalar("SELECT count() FROM t_pg_tls") == 0

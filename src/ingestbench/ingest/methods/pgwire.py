@@ -7,7 +7,8 @@ client methods; connecting (and SQLAlchemy's first look at the server) is outsid
 there is no ILP, so no serialize pass.
 
 `psycopg_copy` and `adbc` are the paths through `COPY ... FROM STDIN`, which QuestDB does not
-take: they try once and end the job as unsupported, with what QuestDB answered.
+take: they try once and end the job as unsupported, with what QuestDB answered; so does any SQL
+method asked for TLS (questdb.tls) by a server that has none on PGWire.
 """
 
 from __future__ import annotations
@@ -59,6 +60,10 @@ def _null(value) -> bool:
     return value is None or type(value).__name__ in ("NAType", "NaTType") or value != value
 
 
+#: What libpq (psycopg) and asyncpg say when the server answers their SSLRequest with "N".
+NO_TLS = ("server does not support SSL", "rejected SSL upgrade")
+
+
 def _pg_errors() -> tuple[type[BaseException], ...]:
     import asyncpg
     import psycopg
@@ -75,6 +80,11 @@ def pg_errors(job: Job, doing: str):
     except _pg_errors() as exc:
         text = getattr(exc, "orig", None) or exc  # SQLAlchemy wraps the driver's error
         message = job.qdb.access.mask(" ".join(str(text).split()))[:400]
+        if any(words in message for words in NO_TLS):
+            raise Unsupported(
+                f"QuestDB open source takes no TLS on PGWire: it answers the driver's SSLRequest "
+                f"with no ({message})"
+            ) from None
         raise SendError(
             f"{job.variant.name}: QuestDB refused the rows (PGWire at {job.qdb.host}:"
             f"{job.qdb.pg_port}) while {doing}: {message}; fix the data or the table (or "

@@ -232,6 +232,7 @@ class QuestDBSettings:
     host: str
     http_port: int
     ilp_port: int
+    pg_port: int
     copy_root: str | None
     tls: bool
     tls_roots: str | None

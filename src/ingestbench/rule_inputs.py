@@ -25,7 +25,7 @@ from typing import Any
 
 from ingestbench import CHECKOUT
 from ingestbench.config import benchmark_config
-from ingestbench.variants import ROW_LOOP_METHODS, parse_variant_name
+from ingestbench.variants import CAPPED_METHODS, parse_variant_name
 
 PACKAGE = "ingestbench"
 PACKAGE_DIR = CHECKOUT / "src" / PACKAGE
@@ -44,8 +44,8 @@ def ingest_settings(config: Mapping[str, Any], variant: str) -> dict[str, Any]:
         "warmup_rows": config["warmup_rows"],
         "ilp_protocol_version": config["ilp_protocol_version"],
         "table": config["table"],
-        # The cap applies to the row loops only: no other ingestion reruns when it changes.
-        "rows_cap": config["rows_cap"] if method in ROW_LOOP_METHODS else None,
+        # The cap applies to the row loops and SQL only: no other ingestion reruns when it changes.
+        "rows_cap": config["rows_cap"] if method in CAPPED_METHODS else None,
         "questdb": benchmark_config(config)["questdb"],
         "validation": {
             EXPORT_KEY: config["validation"][EXPORT_KEY],

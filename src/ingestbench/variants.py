@@ -60,8 +60,23 @@ def server_unsupported(method: str, mode: str, copy_root: str | None) -> str | N
     return None
 
 
+#: SQL over PostgreSQL's wire protocol (transport `pg`): INSERT statements through a driver, the
+#: path most users try first; `batch_rows` is the rows per call (to_sql's chunksize).
+SQL_METHODS = ("to_sql", "to_sql_multi", "write_database", "executemany", "asyncpg",
+               "psycopg_copy", "adbc")  # fmt: skip
+#: The library each SQL method belongs to (None: either, the rows come from the frame).
+SQL_METHOD_LIBRARY = {"to_sql": "pandas", "to_sql_multi": "pandas", "write_database": "polars",
+                      "adbc": "polars"}  # fmt: skip
+#: Rows per statement of to_sql_multi: one INSERT carries rows x columns bind parameters, and
+#: PGWire counts them in 16 bits (at most 65,535), so 10,000 rows of 21 columns cannot go.
+SQL_MULTI_BATCH_ROWS = 1_000
+#: Every method of the matrix (the registry of classes, the schema and the docs agree with it).
+METHOD_NAMES = (*CLIENT_METHODS, *SERVER_METHODS, *FILE_METHODS, *SQL_METHODS)
+#: Methods slow enough that `rows_cap` caps the rows they ingest: the row loops and SQL.
+CAPPED_METHODS = (*ROW_LOOP_METHODS, *SQL_METHODS)
 FORMATS = ("parquet", "csv", "ilp")
 TRANSPORTS = ("http", "tcp")
+SQL_TRANSPORT = "pg"
 DEFAULT_WORKERS = 2
 DEFAULT_BATCH_ROWS = 10_000
 # Rows per chunk of the streamed client methods: about 35-45 MiB of pandas frame and its ILP per
@@ -82,7 +97,7 @@ class Variant:
     chunk_rows: int | None = READ_CHUNK_ROWS  # None: read the whole file at once
 
     def __post_init__(self) -> None:
-        if self.method not in CLIENT_METHODS and self.chunk_rows is not None:
+        if self.method not in (*CLIENT_METHODS, *SQL_METHODS) and self.chunk_rows is not None:
             object.__setattr__(self, "chunk_rows", None)  # only client methods read in chunks
 
     @property
@@ -90,9 +105,9 @@ class Variant:
         name = f"{self.library}-{self.method}-{self.format}-{self.transport}"
         if self.method in (*PARALLEL_METHODS, *FILE_METHODS):
             name += f"-w{self.workers}"
-        if self.method == "batches":
+        if self.method == "batches" or self.method in SQL_METHODS:
             name += f"-b{self.batch_rows}"
-        if self.method in CLIENT_METHODS and self.chunk_rows != READ_CHUNK_ROWS:
+        if self.method in (*CLIENT_METHODS, *SQL_METHODS) and self.chunk_rows != READ_CHUNK_ROWS:
             name += f"-c{WHOLE_FILE if self.chunk_rows is None else self.chunk_rows}"
         return name
 
@@ -134,6 +149,15 @@ def make_variant(
         if library != "none" or fmt != "ilp" or transport not in TRANSPORTS:
             return None
         return Variant("none", method, fmt, transport, workers=workers or DEFAULT_WORKERS)
+    if method in SQL_METHODS:
+        # SQL over PGWire whatever the transport asked: the frame's rows as INSERTs.
+        wanted = SQL_METHOD_LIBRARY.get(method, library)
+        if library != wanted or library not in LIBRARIES or fmt not in FORMATS or fmt == "ilp":
+            return None
+        default = SQL_MULTI_BATCH_ROWS if method == "to_sql_multi" else DEFAULT_BATCH_ROWS
+        chunk = None if chunk_rows == WHOLE_FILE else (chunk_rows or READ_CHUNK_ROWS)
+        return Variant(library, method, fmt, SQL_TRANSPORT, batch_rows=batch_rows or default,
+                       chunk_rows=chunk)  # fmt: skip
     known = (
         library in LIBRARIES,
         method in CLIENT_METHODS,
@@ -163,7 +187,7 @@ def expand_spec(spec: dict[str, Any]) -> list[Variant]:
         as_list(spec.get("format"), FORMATS),
         as_list(spec.get("transport"), TRANSPORTS),
         as_list(spec.get("workers"), DEFAULT_WORKERS),
-        as_list(spec.get("batch_rows"), DEFAULT_BATCH_ROWS),
+        as_list(spec.get("batch_rows"), None),  # each method's own default
         as_list(spec.get("chunk_rows"), READ_CHUNK_ROWS),
     )
     found = {make_variant(*c) for c in combos}

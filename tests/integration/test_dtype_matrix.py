@@ -25,7 +25,8 @@ def case(library: str, dtype: str) -> Case:
 
 
 def test_every_cell_has_an_outcome_and_every_refusal_a_reason(matrix):
-    assert len(matrix) == len(CASES) * 4 * 2 >= 30
+    # the ILP paths over http and tcp; three SQL paths over pg in each library
+    assert len(matrix) == len(CASES) * (4 * 2 + 3) >= 30
     assert {c.outcome for c in matrix.values()} <= set(OUTCOMES)
     for cell in matrix.values():
         assert (cell.outcome == "validated") == (cell.reason == ""), cell
@@ -127,3 +128,33 @@ def test_the_check_names_rows_sent_twice(questdb, tmp_path):
         senders.dataframe(questdb, "http", "dtypes_check_twice", sent.frame(), symbol=False)
     with pytest.raises(CellMismatch, match=f"the table holds {2 * ROWS} rows for the {ROWS} sent"):
         check_cell(questdb, "dtypes_check_twice", sent, tmp_path / "export.parquet")
+
+
+def test_the_pgwire_findings(matrix):
+    sql = {k: c for k, c in matrix.items() if k[3] == "pg"}
+    assert {k[2] for k in sql} == {"to_sql", "write_database", "executemany", "asyncpg"}
+    # Plain numbers, strings and symbols with nulls arrive intact through every driver.
+    for library, dtype in [("pandas", "float64 (with NaN)"), ("pandas", "Int64 (with NA)"),
+                           ("polars", "String"), ("polars", "Categorical")]:  # fmt: skip
+        cells = [c for k, c in sql.items() if k[:2] == (library, dtype)]
+        assert len(cells) == 3 and all(c.outcome == "validated" for c in cells), cells
+    # SQLAlchemy casts a naive datetime as `TIMESTAMP WITHOUT TIME ZONE`, which QuestDB's
+    # parser refuses: to_sql and write_database cannot send a zoneless time column.
+    for library, dtype, method in [("pandas", "datetime64[us]", "to_sql"),
+                                   ("polars", "Datetime(us)", "write_database")]:  # fmt: skip
+        cell = sql[library, dtype, method, "pg"]
+        assert cell.outcome == "unsupported" and "TIMESTAMP WITHOUT TI" in cell.reason
+    # Python's datetime holds microseconds: nanoseconds are cut on every driver, silently.
+    for method in ("executemany", "asyncpg"):
+        cell = sql["polars", "Datetime(ns)", method, "pg"]
+        assert cell.outcome == "unsupported" and cell.reason.startswith(CHANGED)
+    # psycopg binds -2**31 as an int4, which QuestDB reads as its INT null; asyncpg binds the
+    # column's own type (the prepared statement's) and keeps it.
+    assert sql["polars", "Int32 (with null)", "executemany", "pg"].reason.startswith(CHANGED)
+    assert sql["polars", "Int32 (with null)", "asyncpg", "pg"].outcome == "validated"
+    # A zoned time keeps its instant through asyncpg, which binds it as UTC without the zone.
+    assert sql["polars", "Datetime(us, Asia/Tokyo)", "asyncpg", "pg"].outcome == "validated"
+    # pandas' str and category columns hold a missing value as NaN: bound as NULL, not a float.
+    for dtype in ("str (pandas 3 default)", "category"):
+        for method in ("to_sql", "executemany", "asyncpg"):
+            assert sql["pandas", dtype, method, "pg"].outcome == "validated", (dtype, method)

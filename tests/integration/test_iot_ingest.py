@@ -37,6 +37,10 @@ EVERY_METHOD = [
     "none-server_parquet-parquet-http",
     "none-ilp_file-ilp-tcp-w2",
     "none-ilp_file-ilp-http-w1",
+    "pandas-to_sql-parquet-pg-b500",
+    "polars-write_database-csv-pg-b700",
+    "pandas-executemany-csv-pg-b300",
+    "polars-asyncpg-parquet-pg-b10000",
     # Whole-file mode: each table read whole, then sent.
     "pandas-dataframe-parquet-http-call",
     "polars-threads-csv-http-w3-call",

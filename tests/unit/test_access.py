@@ -124,6 +124,12 @@ def test_server_auth_takes_the_secrets_from_the_environment_or_makes_them(monkey
     block = config_block(QuestDB("127.0.0.1", 1, 2, copy_root="/x", access=access), "127.0.0.1")
     assert "given" not in block and key.d.reveal() not in block
     assert yaml.safe_load(block)["questdb"]["auth"]["tcp"]["token_y"] == key.y
+    # PGWire: the HTTP user and its password's variable, never the password
+    assert yaml.safe_load(block)["questdb"]["auth"]["pg"] == {
+        "username": access.pg_user,
+        "password_env": "QDB_PASSWORD",
+    }
+    assert access.pg_password.reveal() == "given" and access.mask("pw given") == "pw ****"
     assert block.rstrip().splitlines()[-1] == "  copy_root: /x"
     monkeypatch.delenv("QDB_PASSWORD")
     monkeypatch.delenv("QDB_ILP_KEY")

@@ -21,7 +21,10 @@ def test_default_config_is_valid_and_defaults_are_filled():
     assert config["questdb"]["worker_idle"] == "park"
     assert config["datasets"][0]["interval"] == "10s"
     assert config["validation"]["on_failure"] == "fail"
-    assert config["dtype_matrix"]["methods"] == ["dataframe", "threads", "rows", "vectorized"]
+    assert config["dtype_matrix"]["methods"] == ["dataframe", "threads", "rows", "vectorized",
+                                                 "to_sql", "write_database", "executemany",
+                                                 "asyncpg"]  # fmt: skip
+    assert config["dtype_matrix"]["transports"] == ["http", "tcp", "pg"]
 
 
 @pytest.mark.parametrize(

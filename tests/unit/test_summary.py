@@ -363,3 +363,36 @@ def test_an_unsupported_variant_is_a_row_with_its_reason(tmp_path):
     text = md.read_text()
     assert "- `own-mine/polars-vectorized-parquet-tcp-w2`: numbers only" in text
     assert "## own-mine" not in text  # nothing measured: no table of its own
+
+
+def test_speedup_to_sql_divides_by_the_datasets_to_sql_rate():
+    import math
+
+    import pandas as pd
+
+    from ingestbench.results.summary_rows import to_sql_speedups
+
+    df = pd.DataFrame(
+        {"dataset": ["a", "a", "a", "b"],
+         "method": ["to_sql", "vectorized", "executemany", "dataframe"],
+         "rows_per_s_median": [10_000.0, 500_000.0, 40_000.0, 300_000.0]}
+    )  # fmt: skip
+    got = to_sql_speedups(df)
+    assert got[:3] == [1.0, 50.0, 4.0] and math.isnan(got[3])  # b has no to_sql
+    assert to_sql_speedups(df[df["method"] != "to_sql"]) is None  # no column without one
+
+
+def test_the_summary_says_how_much_faster_the_best_validated_path_is_than_to_sql():
+    import pandas as pd
+
+    from ingestbench.results.summary_markdown import _over_to_sql
+
+    group = pd.DataFrame(
+        {"variant": ["a-vectorized", "a-to_sql", "a-broken"],
+         "method": ["vectorized", "to_sql", "dataframe"],
+         "rows_per_s_median": [500_000.0, 10_000.0, 900_000.0],
+         "validated": [True, True, False], "speedup_to_sql": [50.0, 1.0, 90.0]}
+    )  # fmt: skip
+    (line,) = [x for x in _over_to_sql(group) if x]
+    assert line.startswith("The fastest validated variant, `a-vectorized`, is 50.0× `a-to_sql`")
+    assert _over_to_sql(group.drop(columns="speedup_to_sql")) == []

@@ -7,11 +7,10 @@ import yaml
 
 from ingestbench.config import validate_config
 from ingestbench.variants import (
-    CLIENT_METHODS,
-    FILE_METHODS,
     FORMATS,
+    METHOD_NAMES,
     READ_CHUNK_ROWS,
-    SERVER_METHODS,
+    SQL_TRANSPORT,
     TRANSPORTS,
     Variant,
     expand_spec,
@@ -99,12 +98,10 @@ def test_shipped_configs_cover_every_method_library_format_and_transport(config_
     config = validate_config(yaml.safe_load((REPO / config_file).read_text()))
     labels = [d["label"] for d in config["datasets"]]
     variants = {v for vs in variants_by_dataset(copy.deepcopy(config), labels).values() for v in vs}
-    assert {v.method for v in variants} == set(CLIENT_METHODS) | set(SERVER_METHODS) | set(
-        FILE_METHODS
-    )
+    assert {v.method for v in variants} == set(METHOD_NAMES)
     assert {v.library for v in variants} == {"pandas", "polars", "none"}
     assert {v.format for v in variants} == {"parquet", "csv", "ilp"}
-    assert {v.transport for v in variants} == {"http", "tcp"}
+    assert {v.transport for v in variants} == {"http", "tcp", "pg"}
 
 
 def test_the_out_of_order_dataset_runs_dataframe_and_threads():
@@ -116,19 +113,15 @@ def test_the_out_of_order_dataset_runs_dataframe_and_threads():
 def test_every_method_of_the_matrix_has_one_registered_class_and_no_more():
     from ingestbench.ingest.methods import METHODS, Method
 
-    assert set(METHODS) == set(CLIENT_METHODS) | set(SERVER_METHODS) | set(FILE_METHODS)
+    assert set(METHODS) == set(METHOD_NAMES)
     assert all(issubclass(cls, Method) for cls in METHODS.values())
 
 
 def test_the_schema_offers_exactly_the_matrix():
     schema = yaml.safe_load((REPO / "schemas" / "config.schema.yaml").read_text())
-    assert set(schema["$defs"]["method"]["enum"]) == {
-        *CLIENT_METHODS,
-        *SERVER_METHODS,
-        *FILE_METHODS,
-    }
+    assert set(schema["$defs"]["method"]["enum"]) == set(METHOD_NAMES)
     assert set(schema["$defs"]["format"]["enum"]) == set(FORMATS)
-    assert set(schema["$defs"]["transport"]["enum"]) == set(TRANSPORTS)
+    assert set(schema["$defs"]["transport"]["enum"]) == {*TRANSPORTS, SQL_TRANSPORT}
 
 
 def test_every_format_of_the_matrix_has_a_writer_and_a_size_per_row_and_no_more():
@@ -177,3 +170,33 @@ def test_chunk_rows_in_a_spec_expands_and_validates():
     assert names == ["pandas-dataframe-parquet-tcp-call", "pandas-dataframe-parquet-tcp-c50000"]
     with pytest.raises(Exception, match="chunk_rows"):
         validate_config({**config, "variants": [{"method": "dataframe", "chunk_rows": 0}]})
+
+
+@pytest.mark.parametrize(
+    ("spec", "names"),
+    [
+        # SQL over PGWire whatever transport the spec names; to_sql is pandas', write_database
+        # polars'; batch_rows is the rows per call, its default 1,000 for to_sql_multi
+        ({"library": ["pandas", "polars"], "method": ["to_sql", "to_sql_multi"],
+          "format": "parquet", "transport": ["http", "tcp"]},
+         ["pandas-to_sql-parquet-pg-b10000", "pandas-to_sql_multi-parquet-pg-b1000"]),
+        ({"library": ["pandas", "polars"], "method": "write_database", "format": "csv",
+          "batch_rows": 500}, ["polars-write_database-csv-pg-b500"]),
+        ({"library": ["pandas", "polars", "none"], "method": "executemany", "format": "parquet",
+          "transport": "pg"},
+         ["pandas-executemany-parquet-pg-b10000", "polars-executemany-parquet-pg-b10000"]),
+    ],
+)  # fmt: skip
+def test_sql_methods_expand_over_pgwire(spec, names):
+    assert [v.name for v in expand_spec(spec)] == names
+    assert all(parse_variant_name(n).name == n for n in names)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["pandas-to_sql-parquet-http-b10000", "polars-to_sql-parquet-pg-b10000",
+     "pandas-executemany-ilp-pg-b10000", "pandas-to_sql-parquet-pg-w2"],
+)  # fmt: skip
+def test_sql_names_off_the_matrix_are_refused(name):
+    with pytest.raises(ValueError, match="not a valid variant"):
+        parse_variant_name(name)

@@ -319,3 +319,15 @@ def test_bench_strings_compares_vectorized_with_dataframe_on_both_transports():
     ratio = re.search(row, out, re.MULTILINE)
     assert ratio and float(ratio.group(1)) > 0
     assert re.search(r"^polars-vectorized-parquet-http-w2\s+[\d,]+", out, re.MULTILINE)
+
+
+def test_bench_pgwire_measures_the_sql_paths_against_ilp_on_both_tables():
+    out = bench("bench_pgwire.py", "--rows", "4000", "--repeats", "1")
+    assert re.findall(r"^(TSBS cpu|own: strings), 4,000 rows$", out, re.MULTILINE) == [
+        "TSBS cpu",
+        "own: strings",
+    ]
+    row = r"^(\S+-pg-b\d+|\S+-tcp(?:-w\d)?)\s+([\d,]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$"
+    rows = re.findall(row, out, re.MULTILINE)
+    assert len(rows) == 2 * 7 and all(int(r[1].replace(",", "")) > 0 for r in rows)
+    assert [r[4] for r in rows if r[0] == "pandas-to_sql-parquet-pg-b10000"] == ["1.0", "1.0"]

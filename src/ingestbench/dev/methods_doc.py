@@ -15,7 +15,7 @@ from pathlib import Path
 from ingestbench import CHECKOUT
 from ingestbench.config import load_config
 from ingestbench.own.dataset import plan
-from ingestbench.variants import CLIENT_METHODS, FILE_METHODS, SERVER_METHODS
+from ingestbench.variants import METHOD_NAMES
 
 METHODS_DOC = CHECKOUT / "docs" / "methods.md"
 #: The configs whose matrices docs/methods.md shows.
@@ -85,11 +85,49 @@ METHOD_TEXT: dict[str, tuple[str, str]] = {
         "([methodology.md](methodology.md#the-wire-ceiling))",
         "send, visible",
     ),
+    "to_sql": (
+        "SQL over PGWire (transport `pg`): pandas `DataFrame.to_sql` through SQLAlchemy's "
+        'PostgreSQL dialect on psycopg 3, appending (`if_exists="append"`) into the table '
+        "every variant lands in, an `executemany` of a one-row INSERT every K rows (`chunksize`, "
+        "`-bK`); capped by `rows_cap` like the row loops",
+        "read, send, visible",
+    ),
+    "to_sql_multi": (
+        '`to_sql` with `method="multi"`: one INSERT with the VALUES of K rows per statement '
+        "(K = 1,000 by default: PGWire takes at most 65,535 bind parameters per statement)",
+        "read, send, visible",
+    ),
+    "write_database": (
+        "polars only: `DataFrame.write_database` through the same SQLAlchemy engine "
+        '(`if_table_exists="append"`; pandas\' `to_sql` beneath, K rows per `chunksize`)',
+        "read, send, visible",
+    ),
+    "executemany": (
+        "psycopg 3 without SQLAlchemy: a prepared INSERT, `cursor.executemany` over K rows "
+        "(pipelined), one transaction per K rows; the rows from `itertuples`/`iter_rows`",
+        "read, send, visible",
+    ),
+    "asyncpg": (
+        "asyncpg: `executemany` of a prepared INSERT over K rows, one transaction each; binary "
+        "parameters where psycopg sends text (the timestamp column's zone dropped first, as "
+        "asyncpg binds a TIMESTAMP)",
+        "read, convert, send, visible",
+    ),
+    "psycopg_copy": (
+        "psycopg 3's `cursor.copy()` (`COPY … FROM STDIN`, PostgreSQL's fast path): tried once, "
+        "`unsupported` with QuestDB's answer (it takes no COPY from the client)",
+        "none",
+    ),
+    "adbc": (
+        'polars only: `write_database(engine="adbc")`, ADBC\'s PostgreSQL driver (`COPY … '
+        "FROM STDIN`): tried once, `unsupported` with QuestDB's answer",
+        "none",
+    ),
 }
 
 
 def _all_methods() -> tuple[str, ...]:
-    return (*CLIENT_METHODS, *SERVER_METHODS, *FILE_METHODS)
+    return METHOD_NAMES
 
 
 def method_table() -> str:

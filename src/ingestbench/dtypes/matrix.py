@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ingestbench.dtypes.cases import CASES, ROWS, Case
 from ingestbench.dtypes.check import CellMismatch, RowsDropped, check_cell
-from ingestbench.dtypes.senders import METHODS
+from ingestbench.dtypes.senders import METHODS, SQL_METHODS, applies, sql_table
 from ingestbench.errors import UserError
 from ingestbench.files import atomic_paths
 from ingestbench.server.process import QuestDB
@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 OUTCOMES = ("validated", "unsupported")
 CHANGED = "arrived changed, without an error"  # the reason's start for a silent change
-TRANSPORTS = ("http", "tcp")
+TRANSPORTS = ("http", "tcp", "pg")
 
 
 class MatrixError(UserError):
@@ -61,6 +61,8 @@ def _reason(exc: BaseException, table: str) -> str:
 def run_cell(qdb: QuestDB, case: Case, method: str, transport: str, work: Path) -> Cell:
     table = qdb.table_name(f"dtypes_{CASES.index(case):02d}_{method}_{transport}")
     qdb.sql(f"DROP TABLE IF EXISTS {table}")
+    if method in SQL_METHODS:
+        sql_table(qdb, table, case.questdb_type)
     outcome, reason = "validated", ""
     try:
         with warnings.catch_warnings():
@@ -107,6 +109,7 @@ def run_matrix(
         if case.library in libraries
         for method in methods
         for transport in transports
+        if applies(method, transport, case.library)
     ]
 
 

@@ -92,7 +92,7 @@ def ingest_job(
         try:
             doc = _measure(qdb, settings, variant, files, manifest, contention)
         except Exception as exc:
-            reason = _own_refusal(manifest, exc)
+            reason = _refusal(manifest, exc)
             if reason is None:
                 raise
             log.info("%s could not load this table: %s", variant.name, reason)
@@ -116,8 +116,13 @@ def _own_unsupported(variant: Variant, manifest: dict[str, Any]) -> str | None:
     return unsupported_reason(variant, own_spec(manifest), manifest)
 
 
-def _own_refusal(manifest: dict[str, Any], exc: Exception) -> str | None:
-    """On own data, a value the path cannot carry makes the variant unsupported, not a failure."""
+def _refusal(manifest: dict[str, Any], exc: Exception) -> str | None:
+    """A path the server does not offer makes the variant unsupported on any data; on own data,
+    so does a value the path cannot carry."""
+    from ingestbench.ingest.methods import Unsupported
+
+    if isinstance(exc, Unsupported):
+        return str(exc)
     if not manifest.get("own"):
         return None
     return unsupported_from_error(exc)

@@ -10,12 +10,12 @@ from typing import Any
 from ingestbench.ingest.methods.base import TablePart
 from ingestbench.own.job import own_spec
 from ingestbench.tsbs.columns import table_files, use_case_tables
-from ingestbench.variants import ROW_LOOP_METHODS, Variant
+from ingestbench.variants import CAPPED_METHODS, Variant
 
 
 def rows_to_ingest(variant: Variant, dataset_rows: int, rows_cap: int | None) -> int:
-    """The slow row loops may be capped; every other method ingests the whole dataset."""
-    if variant.method in ROW_LOOP_METHODS and rows_cap:
+    """The slow row loops and SQL methods may be capped; every other method ingests it all."""
+    if variant.method in CAPPED_METHODS and rows_cap:
         return min(rows_cap, dataset_rows)
     return dataset_rows
 

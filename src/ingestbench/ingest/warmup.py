@@ -9,6 +9,8 @@ and recreate the table, so they start from an empty table as always.
 Which ingestion warms up:
 - the variant's own method (dataframe, batches, threads, processes, vectorized) on the first
   `rows` rows: cheap, and it warms the very code paths (one or several connections) the repeats use;
+- the SQL methods (over PGWire, another path through the server) warm up with themselves, on
+  at most the rows they ingest (`rows_cap` caps them);
 - one `dataframe()` call of the first `rows` rows over the variant's transport for the row loops
   (rows, iterrows: their Python loop would take longer than the repeats it warms up for), the
   server-side methods (they cannot ingest a prefix of the file) and `ilp_file` (from the
@@ -29,10 +31,10 @@ from ingestbench.ingest.frames.readers import read_frame
 from ingestbench.ingest.methods import METHODS, Job, client_errors, dataframe_into
 from ingestbench.ingest.timing import Clock
 from ingestbench.server.table import recreate_table, wait_visible
-from ingestbench.variants import Variant
+from ingestbench.variants import SQL_METHODS, Variant
 
 log = logging.getLogger(__name__)
-OWN_METHOD_WARMS_UP = ("dataframe", "batches", "threads", "processes", "vectorized")
+OWN_METHOD_WARMS_UP = ("dataframe", "batches", "threads", "processes", "vectorized", *SQL_METHODS)
 DATAFRAME_FORMATS = ("parquet", "csv")  # what pandas reads; the ILP text is not among them
 
 

@@ -35,7 +35,7 @@ def write_unsupported(
     files: Any, variant: Variant, dataset: dict[str, Any], reason: str
 ) -> RunFile:
     """The outputs of a job whose method cannot load this table (or cannot run against the
-    configured server); `dataset` is the dataset as run files name it."""
+    configured server); `dataset`: as its run files name it."""
     doc = {"schema_version": SCHEMA_VERSION, "dataset": dataset,
            "variant": variant.to_dict(), "rows": 0, "repeats": [],
            "unsupported": reason}  # fmt: skip

@@ -29,6 +29,7 @@ from ingestbench.results.summary_rows import (
     load_validations,
     measured,
     run_row,
+    to_sql_speedups,
     warmup_columns,
 )
 from ingestbench.results.summary_settings import check_settings
@@ -68,6 +69,8 @@ def summarize(
     # True/False from the validation file; <NA> only if a run has no validation file at all.
     df["validated"] = pd.array(validated, dtype="boolean")
     df["speedup_iterrows"] = _speedups(df, "iterrows")[0]
+    if (over_to_sql := to_sql_speedups(df)) is not None:  # the column only then
+        df["speedup_to_sql"] = over_to_sql
     warm = pd.DataFrame([warmup_columns(r.to_dict()) for r in records], index=df.index)
     df[list(warm.columns)] = warm
     df = add_ceiling_fraction(df)

@@ -12,7 +12,9 @@ is the median of the repeats' rows/s:
 - speedup     = median rows/s / median rows/s of the `rows` baseline of the same dataset, library
   and format (rates, not times, because the `rows` method may ingest a capped prefix);
   `speedup_vs_rows` against the itertuples/iter_rows loop, `speedup_iterrows` against the
-  `iterrows` loop (QuestDB's published baseline, pandas only).
+  `iterrows` loop (QuestDB's published baseline, pandas only); `speedup_to_sql` against the
+  dataset's pandas `to_sql` over PGWire (any library and format: the path most users start
+  from), present when a run measured it.
 - ceiling_fraction = median rows/s / the best `ilp_file` median rows/s of the dataset (ceiling.py).
 """
 
@@ -168,6 +170,20 @@ def add_speedups(df: pd.DataFrame) -> pd.DataFrame:
     df["speedup_vs_rows"] = speedups
     df["baseline_variant"] = pd.Series(names, index=df.index, dtype="object")
     return df
+
+
+#: The SQL path `speedup_to_sql` divides by.
+TO_SQL = "to_sql"
+
+
+def to_sql_speedups(df: pd.DataFrame) -> list[float] | None:
+    """Each row's median rows/s over that of its dataset's `to_sql` variant (the fastest, if
+    several); None when no dataset has one."""
+    to_sql = df[df["method"] == TO_SQL].groupby("dataset")["rows_per_s_median"].max()
+    if to_sql.empty:
+        return None
+    return [_ratio(rate, to_sql[d]) if d in to_sql.index else math.nan
+            for d, rate in zip(df["dataset"], df["rows_per_s_median"], strict=True)]  # fmt: skip
 
 
 def load_validations(paths: Iterable[Path]) -> dict[tuple[str, str], bool]:

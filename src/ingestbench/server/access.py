@@ -82,6 +82,8 @@ class Access:
     tcp_token: Secret | None = None  # the private key (d), base64url
     tcp_token_x: str | None = None
     tcp_token_y: str | None = None
+    pg_user: str | None = None  # None: QuestDB's default PGWire user
+    pg_password: Secret | None = None
 
     @classmethod
     def from_settings(
@@ -89,7 +91,7 @@ class Access:
     ) -> Access:
         """From the config's questdb.tls, tls_roots, auth and tls_verify, the secrets from the
         environment."""
-        http, tcp = auth.get("http") or {}, auth.get("tcp") or {}
+        http, tcp, pg = auth.get("http") or {}, auth.get("tcp") or {}, auth.get("pg") or {}
         if tls_roots and not Path(tls_roots).is_file():
             raise AccessError(
                 f"questdb.tls_roots is {tls_roots}, which is not a file; give the PEM file of the "
@@ -110,11 +112,13 @@ class Access:
             tcp_token=env(tcp, "token_env", "tcp"),
             tcp_token_x=tcp.get("token_x"),
             tcp_token_y=tcp.get("token_y"),
+            pg_user=pg.get("username"),
+            pg_password=env(pg, "password_env", "pg"),
         )
 
     @property
     def secrets(self) -> tuple[str, ...]:
-        held = (self.http_password, self.http_token, self.tcp_token)
+        held = (self.http_password, self.http_token, self.tcp_token, self.pg_password)
         return tuple(s.reveal() for s in held if s is not None)
 
     def mask(self, text: str) -> str:

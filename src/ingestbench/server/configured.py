@@ -62,6 +62,7 @@ def external_server(settings: QuestDBSettings) -> Iterator[QuestDB]:
         settings.host,
         settings.http_port,
         settings.ilp_port,
+        settings.pg_port,
         copy_root=Path(settings.copy_root) if settings.copy_root else None,
         access=access,
         table_prefix=f"{settings.table_prefix}_{secrets.token_hex(4)}_",

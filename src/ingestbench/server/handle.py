@@ -19,6 +19,10 @@ import requests
 from ingestbench.errors import UserError
 from ingestbench.server.access import Access
 
+#: QuestDB's PGWire user out of the box (pg.user, pg.password): no secret, its documented default.
+PG_DEFAULT_USER = ("admin", "quest")
+PG_DATABASE = "qdb"  # QuestDB has one database; PGWire clients must name one
+
 
 class QuestDBError(UserError):
     """The server refused a query or could not be reached."""
@@ -57,6 +61,22 @@ class QuestDB:
                  **self.access.conf_items(transport), **extra}  # fmt: skip
         scheme = f"{transport}s" if self.access.tls else transport
         return f"{scheme}::" + "".join(f"{k}={v};" for k, v in items.items())
+
+    def pg_params(self) -> dict[str, Any]:
+        """libpq's connection parameters of the PGWire port (psycopg's keywords), credentials
+        included: never show them unmasked."""
+        if self.pg_port is None:
+            raise QuestDBError(f"QuestDB at {self.host} has no PGWire port; set questdb.pg_port.")
+        user, password = PG_DEFAULT_USER
+        if self.access.pg_password is not None:
+            user, password = str(self.access.pg_user), self.access.pg_password.reveal()
+        params = {"host": self.host, "port": self.pg_port, "user": user, "password": password,
+                  "dbname": PG_DATABASE}  # fmt: skip
+        if self.access.tls:
+            params["sslmode"] = "verify-full"
+            if self.access.tls_roots:
+                params["sslrootcert"] = str(Path(self.access.tls_roots).resolve())
+        return params
 
     def request(self, method: str, path: str, **kwargs: Any) -> requests.Response:
         """One HTTP request with the server's credentials and CA; what fails, in one sentence."""

@@ -133,12 +133,15 @@ def server_env(
 
 
 def server_auth_env(root: Path, access: Access) -> dict[str, str]:
-    """The server's side of `access`: HTTP basic auth, and the ILP/TCP key's public half in the
-    auth file (line.tcp.auth.db.path; the private key stays with the client)."""
+    """The server's side of `access`: HTTP basic auth, the PGWire user, and the ILP/TCP key's
+    public half in the auth file (line.tcp.auth.db.path; the private key stays with the client)."""
     env = {}
     if access.http_password is not None:
         env["QDB_HTTP_USER"] = str(access.http_user)
         env["QDB_HTTP_PASSWORD"] = access.http_password.reveal()
+    if access.pg_password is not None:
+        env["QDB_PG_USER"] = str(access.pg_user)
+        env["QDB_PG_PASSWORD"] = access.pg_password.reveal()
     if access.tcp_token is not None:
         auth_db = root / "conf" / "ilp-auth.txt"
         auth_db.parent.mkdir(parents=True, exist_ok=True)

@@ -63,8 +63,10 @@ def server_access() -> tuple[Access, dict[str, str]]:
     key = IlpKey.from_private(key_d) if key_d else IlpKey.generate()
     if not key_d:
         made[ILP_KEY_ENV] = key.d.reveal()
+    # PGWire's user is the HTTP one, with the same password (one secret fewer to hand over)
     access = Access(http_user=HTTP_USER, http_password=Secret(password), tcp_user=ILP_USER,
-                    tcp_token=key.d, tcp_token_x=key.x, tcp_token_y=key.y)  # fmt: skip
+                    tcp_token=key.d, tcp_token_x=key.x, tcp_token_y=key.y, pg_user=HTTP_USER,
+                    pg_password=Secret(password))  # fmt: skip
     return access, made
 
 
@@ -73,13 +75,14 @@ def config_block(qdb: QuestDB, bind: str) -> str:
     names of the variables that hold them)."""
     host = socket.getfqdn() if bind in WILDCARD_ADDRESSES else bind
     block: dict = {"mode": "external", "host": host, "http_port": qdb.http_port,
-                   "ilp_port": qdb.ilp_port}  # fmt: skip
+                   "ilp_port": qdb.ilp_port, "pg_port": qdb.pg_port}  # fmt: skip
     access = qdb.access
     if access.http_password is not None:
         block["auth"] = {
             "http": {"username": access.http_user, "password_env": PASSWORD_ENV},
             "tcp": {"username": access.tcp_user, "token_env": ILP_KEY_ENV,
                     "token_x": access.tcp_token_x, "token_y": access.tcp_token_y},
+            "pg": {"username": access.pg_user, "password_env": PASSWORD_ENV},
         }  # fmt: skip
     block["copy_root"] = str(qdb.copy_root)  # last: the line a reader may wait for
     return yaml.safe_dump({"questdb": block}, sort_keys=False)

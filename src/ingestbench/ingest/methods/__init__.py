@@ -14,6 +14,7 @@ from ingestbench.ingest.methods.base import (
     Method,
     SendError,
     TablePart,
+    Unsupported,
     client_errors,
     cpu_job,
     dataframe_into,
@@ -23,6 +24,15 @@ from ingestbench.ingest.methods.frames import Batches, Dataframe
 from ingestbench.ingest.methods.ilp_file import IlpFile
 from ingestbench.ingest.methods.loops import Iterrows, Rows
 from ingestbench.ingest.methods.parallel import Processes, Threads
+from ingestbench.ingest.methods.pgwire import (
+    Adbc,
+    Asyncpg,
+    Executemany,
+    PsycopgCopy,
+    ToSql,
+    ToSqlMulti,
+    WriteDatabase,
+)
 from ingestbench.ingest.methods.server_side import ServerCopy, ServerCsv, ServerParquet
 from ingestbench.ingest.methods.vectorized import Vectorized
 from ingestbench.ingest.timing import Clock
@@ -39,6 +49,13 @@ METHODS: dict[str, type[Method]] = {
     "server_parquet": ServerParquet,
     "ilp_file": IlpFile,
     "vectorized": Vectorized,
+    "to_sql": ToSql,
+    "to_sql_multi": ToSqlMulti,
+    "write_database": WriteDatabase,
+    "executemany": Executemany,
+    "asyncpg": Asyncpg,
+    "psycopg_copy": PsycopgCopy,
+    "adbc": Adbc,
 }
 
 __all__ = [
@@ -48,6 +65,7 @@ __all__ = [
     "Method",
     "SendError",
     "TablePart",
+    "Unsupported",
     "client_errors",
     "cpu_job",
     "dataframe_into",

@@ -39,6 +39,11 @@ class SendError(UserError):
     pass
 
 
+class Unsupported(SendError):
+    """The path cannot load into QuestDB at all (what the server does not offer, in its words):
+    the job records the variant as unsupported with this reason instead of failing."""
+
+
 @dataclass(frozen=True)
 class TablePart:
     """One table of a job: what it is (its spec, whose `table` is the name it lands in), the

@@ -4,12 +4,16 @@
 import os
 
 from ingestbench.config import config_hash
-from ingestbench.rule_inputs import ingest_settings
+from ingestbench.rule_inputs import file_digest, ingest_settings
+
+LOCK = os.path.join(workflow.basedir, "requirements.lock")
 
 
 rule environment:
     input:
-        lock=os.path.join(workflow.basedir, "requirements.lock"),
+        # ancient(): its content is in the settings below, so a checkout's new file time (a
+        # fresh clone beside a results folder from elsewhere) reruns nothing.
+        lock=ancient(LOCK),
         jar=questdb_jar_input(),
     output:
         report(
@@ -28,8 +32,9 @@ rule environment:
     params:
         # The checkout holding the lock file: its git commit is recorded.
         workflow_dir=lambda w, input: os.path.dirname(os.path.abspath(input.lock)),
-        # A changed benchmark config re-records the environment (and so the tables and charts).
-        settings={"config_hash": config_hash(config)},
+        # A changed benchmark config or lock re-records the environment (and so the tables and
+        # charts).
+        settings={"config_hash": config_hash(config), "lock": file_digest(LOCK)},
         code=script_code("environment.py"),
     script:
         "../scripts/environment.py"

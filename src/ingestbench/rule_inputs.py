@@ -87,6 +87,11 @@ def settings_differences(recorded: Mapping[str, Any], expected: Mapping[str, Any
 # -------------------------------------------------------------------------------- the code
 
 
+def file_digest(path: str | Path) -> str:
+    """16 hex digits over a file's bytes: a source file's content as a setting."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
 def code_digest(script: str | Path) -> str:
     """16 hex digits over a rule's script and every module of this package it imports."""
     files = [Path(script).resolve(), *sorted(imported_modules(Path(script).resolve()))]

@@ -66,7 +66,7 @@ def test_the_summary_names_the_data_and_lists_the_unsupported(own_run):
     assert set(unsupported["variant"]) >= {"none-server_csv-csv-http"}
     assert unsupported["reason"].str.len().gt(0).all()
     assert unsupported["rows_per_s_median"].isna().all()
-    assert len(summary) == len(list((own_run / "results" / "own" / "runs").rglob("*.json")))
+    assert len(summary) == len(list((own_run / "results" / "own" / "runs").glob("*/*.json")))
     text = (own_run / "results" / "own" / "summary.md").read_text()
     assert "## own-trades: 20,000 rows, 11 columns" in text and "`trades`" in text
     assert "**Unsupported on this data**" in text
@@ -94,16 +94,17 @@ def test_a_changed_file_reruns_its_jobs_and_only_then(own_run):
 
 def test_the_archive_and_the_site_name_the_data(own_run):
     cli = [sys.executable, "-m", "ingestbench.cli"]
-    archived = subprocess.run([*cli, "archive", "results/own", "--archive", "archive"],
+    # An archive of its own: the clone's archive/ holds the committed reference runs.
+    archived = subprocess.run([*cli, "archive", "results/own", "--archive", "own-archive"],
                               capture_output=True, text=True, cwd=own_run)  # fmt: skip
     assert archived.returncode == 0, archived.stderr[-2000:]
-    doc = json.loads(next((own_run / "archive").glob("*.json")).read_text())
+    doc = json.loads(next((own_run / "own-archive").glob("*.json")).read_text())
     own = {d["name"]: d for d in doc["datasets"]}["own-trades"]
     assert own["label"] == "trades" and own["columns"] == 11 and own["bytes"] > 0
     gone = [v for v in doc["variants"] if v.get("status") == "unsupported"]
     assert {v["variant"] for v in gone} >= {"none-server_csv-csv-http"}
     assert all(v["reason"] for v in gone)
-    site = subprocess.run([*cli, "site", "--archive", "archive", "--results", "results/own",
+    site = subprocess.run([*cli, "site", "--archive", "own-archive", "--results", "results/own",
                            "--out", "site/index.html"],
                           capture_output=True, text=True, cwd=own_run)  # fmt: skip
     assert site.returncode == 0, site.stderr[-2000:]

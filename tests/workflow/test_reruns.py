@@ -244,14 +244,14 @@ def test_a_fresh_clone_plans_every_ingestion_of_the_default_config(tmp_path):
     clone = copy_workflow(tmp_path)
     assert not (clone / "results").exists() and not (clone / ".snakemake").exists()
     plan = planned(clone, None, "-n")
-    assert plan["ingest"] == planned_variants(REPO / "config.yaml") == 31
+    assert plan["ingest"] == planned_variants(REPO / "config.yaml") >= 31
     assert plan["validate"] == plan["ingest"] and plan["environment"] == 1
 
 
 def test_a_fresh_clone_plans_the_full_configs_ingestions(tmp_path):
     clone = copy_workflow(tmp_path)
     plan = planned(clone, clone / "config.full.yaml")
-    assert plan["ingest"] == planned_variants(REPO / "config.full.yaml") == 250
+    assert plan["ingest"] == planned_variants(REPO / "config.full.yaml") >= 250
 
 
 def planned_variants(config_file: Path) -> int:

@@ -42,6 +42,13 @@ def dataset_schema() -> dict[str, Any]:
     return {**entry, "$defs": schema.get("$defs", {})}
 
 
+def questdb_defaults() -> dict[str, Any]:
+    """{key: default} of the `questdb` block, as the schema gives them (code that starts a
+    server without a config takes these, so the schema stays the one home of defaults)."""
+    properties = load_schema()["properties"]["questdb"]["properties"]
+    return {k: v["default"] for k, v in properties.items() if "default" in v}
+
+
 def dataset_defaults() -> dict[str, Any]:
     """{key: default} of a TSBS `datasets[]` entry, as the schema gives them."""
     properties = load_schema()["$defs"][TSBS_DATASET]["properties"]

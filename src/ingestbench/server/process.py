@@ -25,6 +25,7 @@ import requests
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from ingestbench.errors import UserError
+from ingestbench.schema import questdb_defaults
 from ingestbench.server import data_dir
 from ingestbench.server.access import Access, auth_db_line
 from ingestbench.server.handle import QuestDB, QuestDBError  # noqa: F401 (re-exported)
@@ -187,9 +188,9 @@ def embedded_server(
     jar: Path,
     java: str | None = None,
     pools: dict[str, int | None] | None = None,
-    worker_idle: str = "park",
-    startup_timeout_s: float = 60,
-    shutdown_grace_s: float = 10,
+    worker_idle: str | None = None,
+    startup_timeout_s: float | None = None,
+    shutdown_grace_s: float | None = None,
     keep_data: bool = False,
     log_path: Path | None = None,
     bind: str = LOOPBACK,
@@ -207,6 +208,11 @@ def embedded_server(
     the server asks for its HTTP user and password and its ILP/TCP key (server_auth_env).
     """
     access = access or Access()
+    # Not given (a server started without a config): the schema's defaults.
+    defaults = questdb_defaults()
+    worker_idle = worker_idle or defaults["worker_idle"]
+    startup_timeout_s = startup_timeout_s or defaults["startup_timeout_s"]
+    shutdown_grace_s = shutdown_grace_s or defaults["shutdown_grace_s"]
     data_dir.remove_orphans()  # of jobs killed too hard to clean up after themselves
     root = data_dir.new_data_dir()
     log_path = Path(log_path) if log_path else root / "server.log"

@@ -15,8 +15,8 @@ from pathlib import Path
 from ingestbench import CHECKOUT
 
 REPO = CHECKOUT
-#: What a clone never has, also where git cannot tell (no checkout).
-NOT_IN_A_CLONE = (".git", ".snakemake", ".venv", "results", "site", "__pycache__")
+#: What a clone never has at its top, also where git cannot tell (no checkout).
+NOT_IN_A_CLONE = (".git", ".snakemake", ".venv", "results", "site")
 
 
 def clone_files(repo: Path = REPO) -> list[Path]:
@@ -28,9 +28,9 @@ def clone_files(repo: Path = REPO) -> list[Path]:
         ).stdout.decode()  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
         return [
-            p.relative_to(repo)
-            for p in repo.rglob("*")
-            if p.is_file() and not set(p.relative_to(repo).parts) & set(NOT_IN_A_CLONE)
+            rel
+            for rel in (p.relative_to(repo) for p in repo.rglob("*") if p.is_file())
+            if rel.parts[0] not in NOT_IN_A_CLONE and "__pycache__" not in rel.parts
         ]
     # Tracked but deleted in the working tree: a commit would not have them either.
     return [Path(name) for name in listed.split("\0") if name and (repo / name).is_file()]

@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from ingestbench.results.ceiling import wire_ceilings
+from ingestbench.results.profile import profile_lines
 from ingestbench.results.summary_rows import MIB, measured
 from ingestbench.variants import ROW_LOOP_METHODS
 
@@ -58,9 +59,17 @@ def _fmt_rate(v: float, scale: float = 1.0, digits: int = 0) -> str:
     return "n/a" if pd.isna(v) else f"{v / scale:,.{digits}f}"
 
 
-def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 20) -> str:
-    """A readable table per dataset: the `top` variants by median end-to-end rows/s; then the
-    variants whose method cannot load the data, with the reason (its `status` unsupported)."""
+def to_markdown(
+    df: pd.DataFrame,
+    env: dict[str, Any] | None = None,
+    top: int = 20,
+    profiles: dict[str, dict[str, Any]] | None = None,
+    advice: dict[str, str | None] | None = None,
+) -> str:
+    """A readable table per dataset: its profile and the recommendation (where `profiles` has
+    it), the `top` variants by median end-to-end rows/s; then the variants whose method cannot
+    load the data, with the reason (its `status` unsupported)."""
+    profiles, advice = profiles or {}, advice or {}
     df, unsupported = measured(df), df.drop(measured(df).index)
     lines = ["# Ingestion benchmark summary", "", machine_line(env), ""]
     lines.append(
@@ -75,6 +84,8 @@ def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 
         group = group.sort_values("rows_per_s_median", ascending=False)
         first = group.iloc[0]
         lines += ["", f"## {dataset_heading(dataset, first)}", ""]
+        if dataset in profiles:
+            lines += [*profile_lines(profiles[dataset], advice.get(dataset)), ""]
         lines.append(
             "| # | variant | rows/s (min–max) | MiB/s | end to end s | cold s | "
             "speedup | × iterrows | client MiB | validated |"

@@ -306,3 +306,14 @@ def test_bench_own_data_compares_client_memory_with_the_tsbs_path():
     assert [r[0] for r in rows] == ["TSBS cpu", "own: trades"]
     assert all(r[1] == "4,000" and int(r[3]) > 0 for r in rows)
     assert rows[0][4] == "1.00"
+
+
+def test_bench_sorted_measures_a_table_and_its_sorted_copy_interleaved():
+    out = bench("bench_sorted.py", "--rows", "4000", "--repeats", "1",
+                "--variant", "pandas-dataframe-parquet-http")  # fmt: skip
+    late = dict(re.findall(r"^(unsorted|sorted): 4,000 rows, ([\d.]+)% behind", out, re.MULTILINE))
+    assert float(late["unsorted"]) > 80 and float(late["sorted"]) == 0
+    assert re.search(r"^sort by DuckDB \(memory limit 1GB\): [\d.]+ s, apart$", out, re.MULTILINE)
+    rows = re.findall(r"^pandas-dataframe-parquet-http\s+(unsorted|sorted)\s+[\d,]+\s+[\d.]+\s+"
+                      r"[\d.]+\s+([\d.]+)$", out, re.MULTILINE)  # fmt: skip
+    assert [r[0] for r in rows] == ["unsorted", "sorted"] and rows[0][1] == "1.00"

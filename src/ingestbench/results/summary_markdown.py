@@ -83,7 +83,11 @@ def to_markdown(
     for dataset, group in df.groupby("dataset", sort=False):
         group = group.sort_values("rows_per_s_median", ascending=False)
         first = group.iloc[0]
-        lines += ["", f"## {dataset_heading(dataset, first)}", ""]
+        heading = dataset_heading(dataset, first)
+        derived = (profiles.get(dataset) or {}).get("derived")
+        if derived:  # a sorted copy (`sorted: true`): what it was derived from
+            heading += f", derived: `{derived['from']}` sorted by `{derived['by']}`"
+        lines += ["", f"## {heading}", ""]
         if dataset in profiles:
             lines += [*profile_lines(profiles[dataset], advice.get(dataset)), ""]
         lines.append(

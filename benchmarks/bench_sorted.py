@@ -36,6 +36,8 @@ def main() -> None:
                    "over HTTP, pandas threads over TCP with 2 workers)")  # fmt: skip
     p.add_argument("--repeats", type=int, default=5, help="(default: 5)")
     p.add_argument("--memory-limit", default="1GB", help="DuckDB's, for the sort (default: 1GB)")
+    units = ("HOUR", "DAY", "WEEK", "MONTH", "YEAR")
+    p.add_argument("--partition-by", choices=units, help="the table's unit (default: the rule's)")
     a = p.parse_args()
     names = a.variant or ["pandas-dataframe-parquet-http", "pandas-threads-parquet-tcp-w2"]
     variants = [parse_variant_name(n) for n in names]
@@ -45,7 +47,7 @@ def main() -> None:
     ):  # the TSBS dataset is unused: only the server is
         source = Path(tmp) / "flights.parquet"
         write_flights(source, a.rows)
-        entry = {"label": "flights", "path": str(source)}
+        entry = {"label": "flights", "path": str(source), "partition_by": a.partition_by}
         manifest = write_own_manifest(OwnDataset.from_config(entry), Path(tmp) / "own.json")
         copy = sorted_copy(entry, tmp)
         sort = write_sorted(spec_of(manifest), Path(copy["path"]), Path(tmp) / "sort.json",

@@ -82,8 +82,8 @@ NOT_MEASURED = {
     "own-data.md": {
         "2.4×": "an example of the recommendation's wording",
         "1.6×": "an example of the recommendation's wording",
-        "1.1×": "ingestbench.results.profile.WORTH",
-        "10 %": "ten times ingestbench.results.profile.LATE_NOTABLE",
+        "1.1×": "ingestbench.results.profile_text.WORTH",
+        "10 %": "ten times ingestbench.results.profile_text.LATE_NOTABLE",
     },
     "publishing.md": {"10 %": "an example --fail-above value"},
     "scale.md": {

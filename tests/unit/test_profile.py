@@ -16,7 +16,7 @@ from ingestbench.own.example import write_example
 from ingestbench.own.flights import write_flights
 from ingestbench.own.manifest import own_manifest, spec_of
 from ingestbench.own.sort import as_sorted_copy, write_sorted
-from ingestbench.results.profile import profile_lines, profile_text, recommendation
+from ingestbench.results.profile_text import profile_lines, profile_text, recommendation
 from ingestbench.tsbs.generator import generate
 from ingestbench.tsbs.manifest import sha256
 from ingestbench.tsbs.params import DatasetParams
@@ -123,6 +123,16 @@ def test_the_recommendation_is_drawn_from_the_run():
     line = recommendation("own-f", df, profiles)
     assert line.startswith("sort by the timestamp first: 2.4× faster here")
     assert "1.5 s" in line and recommendation("own-f-sorted", df, profiles) == line
+    df = summary([
+        ("own-f", "pandas-dataframe-parquet-http", 100),
+        ("own-f", "none-server_parquet-parquet-http", 150),
+        ("own-f-sorted", "pandas-dataframe-parquet-http", 240),
+    ])  # fmt: skip
+    assert recommendation("own-f", df, profiles).startswith(
+        "sort by the timestamp first: 1.6× faster here (`pandas-dataframe-parquet-http` sorted "
+        "against `none-server_parquet-parquet-http` unsorted; `pandas-dataframe-parquet-http` "
+        "itself 2.4×; the sort took 1.5 s, once)"
+    )
     df = summary([("own-f", "pandas-dataframe-parquet-http", 100),
                   ("own-f", "none-server_parquet-parquet-http", 160)])  # fmt: skip
     assert recommendation("own-f", df, {"own-f": late}) == (

@@ -5,7 +5,7 @@ from: the machine, every version (QuestDB and its non-default settings, the clie
 Python, Java), the commit, the config and its hash, the date, the datasets, and per variant the
 median/min/max of every phase and rate, CPU per 1M rows, client memory, the table's size on
 disk, whether every row was validated, and the fraction of the wire ceiling; each dataset's
-profile and the recommendation drawn from the run (results.profile); a variant whose
+profile and the recommendation drawn from the run (results.profile_text); a variant whose
 method cannot load the dataset (own data) is there with `status` unsupported and the reason. It
 is built from a results folder's summary.csv and environment.json, and checked against
 schemas/archive.schema.json when written and when read, so that a document contributed by pull
@@ -30,7 +30,7 @@ import jsonschema
 from ingestbench import CHECKOUT
 from ingestbench.errors import UserError
 from ingestbench.files import load_json, write_json_atomic
-from ingestbench.results.profile import profile_text
+from ingestbench.results.profile_text import profile_text
 from ingestbench.results.records import STATS, TIMES
 from ingestbench.results.summary_rows import STATUS, UNSUPPORTED
 

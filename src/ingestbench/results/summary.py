@@ -16,7 +16,7 @@ import pandas as pd
 
 from ingestbench.files import load_json, write_json_atomic, write_text_atomic
 from ingestbench.results.ceiling import add_ceiling_fraction
-from ingestbench.results.profile import (
+from ingestbench.results.profile_text import (
     PROFILE_COLUMNS,
     load_profiles,
     profile_rows,

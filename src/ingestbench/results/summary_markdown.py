@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from ingestbench.results.ceiling import wire_ceilings
-from ingestbench.results.profile import profile_lines
+from ingestbench.results.profile_text import profile_lines
 from ingestbench.results.summary_rows import MIB, measured
 from ingestbench.variants import ROW_LOOP_METHODS
 

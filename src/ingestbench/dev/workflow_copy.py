@@ -27,10 +27,13 @@ def clone_files(repo: Path = REPO) -> list[Path]:
             cwd=repo, capture_output=True, check=True,
         ).stdout.decode()  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
+        # Top-level folders only (and caches anywhere): src/ingestbench/results is code.
         return [
             p.relative_to(repo)
             for p in repo.rglob("*")
-            if p.is_file() and not set(p.relative_to(repo).parts) & set(NOT_IN_A_CLONE)
+            if p.is_file()
+            and p.relative_to(repo).parts[0] not in NOT_IN_A_CLONE
+            and "__pycache__" not in p.relative_to(repo).parts
         ]
     # Tracked but deleted in the working tree: a commit would not have them either.
     return [Path(name) for name in listed.split("\0") if name and (repo / name).is_file()]

@@ -9,11 +9,11 @@ from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
 
 from ingestbench.charts.registry import chart_paths
-from ingestbench.disk import check_needs, workflow_needs
+from ingestbench.disk import check_needs, sorted_copy_bytes, workflow_needs
 from ingestbench.own.dataset import (
     OwnDataError,
     check_manifest_source,
-    dataset_name,
+    dataset_entries,
     dataset_rows,
     is_own,
     own_data_files,
@@ -35,10 +35,17 @@ RESULTS = config["results_dir"].rstrip("/")
 DATA = config["data_dir"].rstrip("/")
 SCRIPTS = Path(workflow.basedir) / "scripts"
 
-DATASET_CONFIGS = {dataset_name(d): d for d in config["datasets"]}
+# Every dataset: the config's, and the sorted copy of an own one with `sorted: true`.
+DATASET_CONFIGS = dataset_entries(config)
 # The plan: each dataset's variants (own data: those of its file's format and the ILP text's).
 VARIANTS = {name: variants for name, (_label, variants) in plan(config).items()}
 OWN_DATASETS = [name for name, d in DATASET_CONFIGS.items() if is_own(d)]
+# A sorted copy's source, by the copy's name.
+SORTED_COPIES = {
+    name: d["derived"]["from"]
+    for name, d in DATASET_CONFIGS.items()
+    if d.get("derived")
+}
 # Variants the configured server cannot run: said once here; their jobs record them unsupported.
 _QDB = config["questdb"]
 _NOT_HERE = sorted(
@@ -110,6 +117,30 @@ def dataset_file(name, fmt):
     return directory(path) if iot and fmt != "ilp" else path
 
 
+def profile_sources():
+    """Where each dataset's profile is: an own dataset's manifest (its describe pass), a TSBS
+    dataset's expected aggregates (the pass that reads its Parquet)."""
+    return [
+        (
+            f"{DATA}/{name}.manifest.json"
+            if name in OWN_DATASETS
+            else f"{RESULTS}/expected/{name}.json"
+        )
+        for name in VARIANTS
+    ]
+
+
+def derived_inputs(name):
+    """A sorted copy's describe inputs besides its file: its source's manifest and the sort's
+    record; none for any other dataset."""
+    if name not in SORTED_COPIES:
+        return {}
+    return {
+        "source": f"{DATA}/{SORTED_COPIES[name]}.manifest.json",
+        "sort": f"{DATA}/{name}.sort.json",
+    }
+
+
 def variant_config(name):
     return parse_variant_name(name).to_dict()
 
@@ -170,6 +201,12 @@ def check_disk_space():
         ]
         to_generate.append((rows[name], missing))
     pending = {(ds, v) for ds, v in run_pairs() if not Path(run_path(ds, v)).exists()}
+    # A sorted copy not yet written: about its source's bytes, and DuckDB's spill as much again.
+    copies = [
+        sorted_copy_bytes(own_data_files(DATASET_CONFIGS[source]))
+        for name, source in SORTED_COPIES.items()
+        if not Path(own_data_path(DATASET_CONFIGS[name])).exists()
+    ]
     check_needs(
         workflow_needs(
             to_generate,
@@ -178,5 +215,6 @@ def check_disk_space():
             embedded_server=config["questdb"]["mode"] == "embedded",
             data=Path(DATA),
             keep_exports=config["validation"]["keep_export"],
+            sorted_copies=copies,
         )
     )

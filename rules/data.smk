@@ -39,7 +39,9 @@ for _name in OWN_DATASETS:
         name:
             f"describe_{_name.replace('-', '_')}"
         input:
+            **derived_inputs(_name),
             data=own_data_files(dataset_config(_name)),
+            # A sorted copy: its source's table (symbols, timestamp) and the sort's record.
         output:
             **{fmt: dataset_file(_name, fmt) for fmt in dataset_formats(_name)},
             manifest=f"{DATA}/{_name}.manifest.json",
@@ -59,14 +61,50 @@ for _name in OWN_DATASETS:
             "../scripts/describe_own.py"
 
 
-# The example own table of config.own.yaml (ingestbench.own.example): trades, N rows, as Parquet
-# or as a CSV with its own delimiter and null marker. Made only when a dataset's path names it.
+# An own dataset's sorted copy (`sorted: true`, ingestbench.own.sort): DuckDB writes the user's
+# rows ordered by their timestamp into the data folder, in bounded memory; the sort's time is
+# recorded apart. The copy is then described and benchmarked as a dataset of its own.
+for _name, _source in SORTED_COPIES.items():
+
+    rule:
+        name:
+            f"sort_{_name.replace('-', '_')}"
+        input:
+            data=own_data_files(dataset_config(_source)),
+            manifest=f"{DATA}/{_source}.manifest.json",
+        output:
+            # First: the job's record of its settings is kept beside its first output.
+            record=f"{DATA}/{_name}.sort.json",
+            data=own_data_path(dataset_config(_name)),
+        log:
+            f"{RESULTS}/logs/sort/{_name}.log",
+        group:
+            "dataset"
+        conda:
+            "../envs/ingestbench.yaml"
+        params:
+            settings={
+                "dataset": dataset_config(_source),
+                "memory_limit": config["validation"]["memory_limit"],
+                "null_value": (dataset_config(_name).get("csv") or {}).get(
+                    "null_values", [""]
+                )[0],
+            },
+            code=script_code("sort_own.py"),
+        script:
+            "../scripts/sort_own.py"
+
+
+# The example own tables, N rows, as Parquet or CSV, made only when a dataset's path names one:
+# trades (config.own.yaml, ingestbench.own.example; its CSV with its own delimiter and null
+# marker) and flights (config.sorted.yaml, ingestbench.own.flights: string-heavy, out of order).
 rule own_example:
     output:
-        "results/examples/trades-{rows}.{ext}",
+        "results/examples/{table}-{rows}.{ext}",
     log:
-        f"{RESULTS}/logs/own_example/trades-{{rows}}.{{ext}}.log",
+        f"{RESULTS}/logs/own_example/{{table}}-{{rows}}.{{ext}}.log",
     wildcard_constraints:
+        table="trades|flights",
         rows="[0-9]+",
         ext="parquet|csv",
     localrule: True

@@ -45,6 +45,8 @@ rule summarize:
         runs=run_files(),
         validations=validation_files(),
         environment=f"{RESULTS}/environment.json",
+        # Each dataset's profile: an own dataset's manifest, a TSBS dataset's expected file.
+        profiles=profile_sources(),
     output:
         csv=report(
             f"{RESULTS}/summary.csv",
@@ -52,6 +54,12 @@ rule summarize:
             category="Summary",
         ),
         md=f"{RESULTS}/summary.md",
+        profiles=f"{RESULTS}/profiles.json",
+        profiles_table=report(
+            f"{RESULTS}/profiles.csv",
+            caption="../report/profiles.rst",
+            category="Summary",
+        ),
     log:
         f"{RESULTS}/logs/summarize.log",
     localrule: True

@@ -1,15 +1,19 @@
-"""Snakemake script of rule `own_example`: the example trades table of config.own.yaml."""
+"""Snakemake script of rule `own_example`: an example own table (trades of config.own.yaml,
+flights of config.sorted.yaml)."""
 
 from pathlib import Path
 
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
 from ingestbench.own.example import write_example
+from ingestbench.own.flights import write_flights
 from ingestbench.rule_records import run_rule
+
+WRITERS = {"trades": write_example, "flights": write_flights}
 
 
 def main(sm) -> None:
-    write_example(Path(sm.output[0]), int(sm.wildcards.rows))
+    WRITERS[sm.wildcards.table](Path(sm.output[0]), int(sm.wildcards.rows))
 
 
 # Guarded: methods that spawn processes re-import this module.

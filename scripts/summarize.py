@@ -1,4 +1,5 @@
-"""Snakemake entry point of rule `summarize`: run and validation files to summary.csv and .md."""
+"""Snakemake entry point of rule `summarize`: run and validation files to summary.csv and .md, and
+the datasets' profiles (from their manifests and expected files) to profiles.json and .csv."""
 
 from pathlib import Path
 
@@ -16,6 +17,8 @@ def main(sm) -> None:
         csv_path=Path(sm.output.csv),
         md_path=Path(sm.output.md),
         expected_settings=sm.params.settings["runs"],
+        profile_paths=[Path(p) for p in sm.input.profiles],
+        profiles_path=Path(sm.output.profiles),
     )
 
 

@@ -108,3 +108,17 @@ def with_own_data(results: Path) -> Path:
     gone[figures + ["validated", "ceiling_fraction"]] = None
     pd.concat([df, measured, gone], ignore_index=True).to_csv(path, index=False)
     return path
+
+
+#: A profile of OWN's dataset as profiles.json holds one (results.profile).
+OWN_PROFILE = {
+    "rows": 500,
+    "tables": [{"table": "mine", "rows": 500, "types": {"SYMBOL": 1, "VARCHAR": 2,
+                "TIMESTAMP": 1}, "distinct": {"s": 3, "v": 420, "w": 17}, "late_rows": 450,
+                "late_share": 0.9, "max_lag_s": 86_400.0, "partition_by": "DAY",
+                "partitions": 30}],
+    "bytes_per_row": {"parquet": {"bytes_per_row": 120.0, "estimate": False},
+                      "csv": {"bytes_per_row": None, "estimate": False},
+                      "ilp": {"bytes_per_row": 300.0, "estimate": True}},
+    "recommendation": "use `server_parquet`: 1.6× the best client path",
+}  # fmt: skip

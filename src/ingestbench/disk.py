@@ -55,6 +55,12 @@ def files_bytes(rows: int, formats: Iterable[str]) -> int:
     return sum(rows * FILE_BYTES_PER_ROW[fmt] for fmt in formats)
 
 
+def sorted_copy_bytes(source_files: Iterable[str | Path]) -> int:
+    """What an own dataset's sorted copy takes while DuckDB writes it: the copy, about the
+    size of its source, and DuckDB's spill of the sort, as much again."""
+    return 2 * sum(Path(f).stat().st_size for f in source_files if Path(f).is_file())
+
+
 def job_bytes(rows: int) -> tuple[int, int]:
     """(bytes in the server's data directory, bytes under results/) of one ingestion job."""
     return rows * SERVER_DATA_BYTES_PER_ROW, rows * (EXPORT_BYTES_PER_ROW + SPILL_BYTES_PER_ROW)
@@ -110,19 +116,23 @@ def workflow_needs(
     embedded_server: bool = True,
     data: Path | None = None,
     keep_exports: bool = False,
+    sorted_copies: Iterable[int] = (),
 ) -> list[Need]:
     """The needs of a workflow run.
 
     `to_generate`: (rows, formats) of each dataset whose files are not there yet;
     `pending_job_rows`: the rows of each ingestion job still to run; `data`: where the datasets
-    go (default results/data). Jobs run
+    go (default results/data); `sorted_copies`: the bytes each own dataset's sorted copy still
+    to write takes there (sorted_copy_bytes). Jobs run
     one at a time; an export deleted once validated counts once (the largest), a kept one
     (`keep_exports`) counts for every job. An external server keeps its data elsewhere: only an
     embedded one counts here.
     """
     pending = list(pending_job_rows)
     data = results / "data" if data is None else data
-    needs = [Need(data, sum(files_bytes(r, f) for r, f in to_generate), "datasets")]
+    copies = sum(sorted_copies)
+    needs = [Need(data, sum(files_bytes(r, f) for r, f in to_generate) + copies,
+                  "datasets and sorted copies" if copies else "datasets")]  # fmt: skip
     largest = max(pending, default=0)
     server, exported = job_bytes(largest)
     if embedded_server:

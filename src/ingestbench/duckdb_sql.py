@@ -162,6 +162,32 @@ def own_relation(spec: Any, limit: int | None = None) -> str:
         return f"(SELECT * REPLACE ({', '.join(casts)}) FROM {files})" if casts else files
     if src.format == "parquet":
         return source_relation(Path(src.path), limit)
+    options = _csv_options(src)
+    if limit is None:
+        return f"read_csv({sql_str(src.path)}, {', '.join(options)})"
+    # One reading thread: its rows come in file order, and LIMIT keeps the first of them.
+    rows = f"read_csv({sql_str(src.path)}, {', '.join([*options, 'parallel = false'])})"
+    return f"(SELECT * FROM {rows} LIMIT {int(limit)})"
+
+
+def own_in_file_order(spec: Any) -> tuple[str, str]:
+    """(a relation of an own file's rows, the SQL that orders them as the clients send them):
+    a directory's files in the order of their paths, each from its first row; a CSV read by one
+    thread, its rows numbered as they come. For what depends on the order (late rows)."""
+    src = spec.source
+    if src.directory:
+        glob = sql_str(Path(src.path) / "**" / "*.parquet")
+        hive = "true" if src.hive else "false"
+        files = (f"read_parquet({glob}, hive_partitioning = {hive}, hive_types_autocast = false, "
+                 "filename = true, file_row_number = true)")  # fmt: skip
+        return files, "filename, file_row_number"
+    if src.format == "parquet":
+        return f"read_parquet({sql_str(src.path)}, file_row_number = true)", "file_row_number"
+    rows = f"read_csv({sql_str(src.path)}, {', '.join([*_csv_options(src), 'parallel = false'])})"
+    return f"(SELECT *, row_number() OVER () AS __row FROM {rows})", "__row"
+
+
+def _csv_options(src: Any) -> list[str]:
     csv = src.csv
     types = ", ".join(f"{sql_str(n)}: {sql_str(_duck_type(t))}" for n, t in src.types)
     options = [
@@ -172,11 +198,7 @@ def own_relation(spec: Any, limit: int | None = None) -> str:
     ]
     if csv.timestamp_format:
         options.append(f"timestampformat = {sql_str(csv.timestamp_format)}")
-    if limit is None:
-        return f"read_csv({sql_str(src.path)}, {', '.join(options)})"
-    # One reading thread: its rows come in file order, and LIMIT keeps the first of them.
-    rows = f"read_csv({sql_str(src.path)}, {', '.join([*options, 'parallel = false'])})"
-    return f"(SELECT * FROM {rows} LIMIT {int(limit)})"
+    return options
 
 
 def unreadable(path: Path, exc: Exception) -> UserError:

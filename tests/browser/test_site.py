@@ -19,7 +19,7 @@ import pytest
 
 from ingestbench.publish.archive import write_document
 from ingestbench.publish.site import write_site
-from tests.helpers import OWN, REFERENCE, with_own_data
+from tests.helpers import OWN, OWN_PROFILE, REFERENCE, with_own_data
 
 LAPTOP = {"width": 1280, "height": 800}
 DATASET = "cpu-s4000-e250-seed42"
@@ -291,5 +291,26 @@ def test_own_data_is_named_and_an_unsupported_variant_shows_its_reason(browser, 
         assert matrix_rows(page)[-1] == OWN["unsupported"]  # unranked: last
         assert OWN["unsupported"] not in page.locator("#answer").inner_text()
         assert overflow(page) == 0 and page.problems == []
+    finally:
+        page.close()
+
+
+def test_a_datasets_profile_and_recommendation_show_under_the_answer(browser, tmp_path):
+    """The profile the summary wrote beside it (profiles.json) reaches the page as sentences,
+    for the dataset selected; a dataset without one shows none."""
+    shutil.copytree(REFERENCE, tmp_path / "r")
+    with_own_data(tmp_path / "r")
+    (tmp_path / "r" / "profiles.json").write_text(json.dumps({OWN["dataset"]: OWN_PROFILE}))
+    out = write_site(tmp_path / "archive", tmp_path / "r", tmp_path / "index.html")
+    page = open_page(browser, out.as_uri() + f"#dataset={OWN['dataset']}")
+    try:
+        text = page.locator("#profile").inner_text()
+        assert "Profile: 500 rows; bytes per row: Parquet 120.0, ILP 300.0 (estimate)" in text
+        assert "90.0% of rows arrive behind the running maximum timestamp" in text
+        assert text.endswith("Recommendation: use server_parquet: 1.6× the best client path.")
+        assert on_first_screen(page, "#profile") and overflow(page) == 0 and page.problems == []
+        page.select_option("#dataset", DATASET)
+        rendered(page, 2)
+        assert page.locator("#profile").is_hidden()
     finally:
         page.close()

@@ -20,7 +20,7 @@ from ingestbench.publish.archive import (
 )
 from ingestbench.publish.history import report, series
 from ingestbench.results.summary import read_summary
-from tests.helpers import OWN, REFERENCE, with_own_data
+from tests.helpers import OWN, OWN_PROFILE, REFERENCE, with_own_data
 
 RESULTS = REFERENCE
 
@@ -163,3 +163,18 @@ def test_own_data_is_named_and_an_unsupported_variant_kept_with_its_reason(tmp_p
     assert all("status" not in v for v in doc["variants"] if v is not gone)
     with pytest.raises(ArchiveError, match="status"):
         check({**doc, "variants": [{**gone, "status": "maybe"}]}, "x.json")
+
+
+def test_a_datasets_profile_is_archived_with_its_recommendation_as_sentences(tmp_path):
+    shutil.copytree(RESULTS, tmp_path / "r")
+    with_own_data(tmp_path / "r")
+    (tmp_path / "r" / "profiles.json").write_text(json.dumps({OWN["dataset"]: OWN_PROFILE}))
+    doc = read_document(write_document(tmp_path / "r", tmp_path / "archive", "own"))
+    own = next(d for d in doc["datasets"] if d["name"] == OWN["dataset"])
+    assert own["profile"]["tables"] == OWN_PROFILE["tables"]
+    assert own["profile"]["text"].endswith("use server_parquet: 1.6× the best client path.")
+    assert all("profile" not in d for d in doc["datasets"] if d["name"] != OWN["dataset"])
+    broken = copy.deepcopy(doc)
+    del broken["datasets"][-1]["profile"]["tables"][0]["late_rows"]
+    with pytest.raises(ArchiveError, match="late_rows"):
+        check(broken, "broken.json")

@@ -21,7 +21,8 @@ from ingestbench.results.summary import (
     to_markdown,
     write_summary,
 )
-from tests.helpers import FIXTURE_RESULTS, REPO
+from ingestbench.results.summary_rows import measured
+from tests.helpers import FIXTURE_RESULTS, OWN_PROFILE, REPO
 
 FIXTURE = FIXTURE_RESULTS
 BIG, SMALL = "cpu-s100-e10-seed42", "cpu-s10-e10-seed1"
@@ -396,3 +397,26 @@ def test_the_summary_says_how_much_faster_the_best_validated_path_is_than_to_sql
     (line,) = [x for x in _over_to_sql(group) if x]
     assert line.startswith("The fastest validated variant, `a-vectorized`, is 50.0× `a-to_sql`")
     assert _over_to_sql(group.drop(columns="speedup_to_sql")) == []
+
+
+def test_each_datasets_profile_and_recommendation_are_in_the_summary(tmp_path):
+    """A dataset's profile (an expected file's or a manifest's) is a paragraph under its heading,
+    with the recommendation drawn from the run, and is written beside the summary for the
+    archive (profiles.json) and the report (profiles.csv); a dataset without one has none."""
+    profile = {**OWN_PROFILE}
+    del profile["recommendation"]
+    (tmp_path / "expected.json").write_text(json.dumps({"dataset": BIG, "profile": profile}))
+    csv, md, out = tmp_path / "summary.csv", tmp_path / "summary.md", tmp_path / "profiles.json"
+    df = write_summary(run_paths(), validation_paths(), None, csv, md,
+                       profile_paths=[tmp_path / "expected.json"], profiles_path=out)  # fmt: skip
+    text = md.read_text()
+    big = text[text.index(f"## {BIG}") : text.index(f"## {SMALL}")]
+    assert "**Profile**: 500 rows" in big and "90.0% of rows arrive behind" in big
+    best = measured(df[(df["dataset"] == BIG) & (df["validated"] == True)])  # noqa: E712
+    best = best.sort_values("rows_per_s_median").iloc[-1]["variant"]
+    assert f"**Recommendation**: use `{best}`, the fastest validated path here" in big
+    assert "**Profile**" not in text[text.index(f"## {SMALL}") :]
+    written = json.loads(out.read_text())
+    assert list(written) == [BIG] and written[BIG]["recommendation"].startswith(f"use `{best}`")
+    table = pd.read_csv(out.with_suffix(".csv"))
+    assert table["late_share"].tolist() == [0.9] and table["partitions"].tolist() == ["30 DAY"]

@@ -331,3 +331,14 @@ def test_bench_pgwire_measures_the_sql_paths_against_ilp_on_both_tables():
     rows = re.findall(row, out, re.MULTILINE)
     assert len(rows) == 2 * 7 and all(int(r[1].replace(",", "")) > 0 for r in rows)
     assert [r[4] for r in rows if r[0] == "pandas-to_sql-parquet-pg-b10000"] == ["1.0", "1.0"]
+
+
+def test_bench_sorted_measures_a_table_and_its_sorted_copy_interleaved():
+    out = bench("bench_sorted.py", "--rows", "4000", "--repeats", "1",
+                "--variant", "pandas-dataframe-parquet-http")  # fmt: skip
+    late = dict(re.findall(r"^(unsorted|sorted): 4,000 rows, ([\d.]+)% behind", out, re.MULTILINE))
+    assert float(late["unsorted"]) > 80 and float(late["sorted"]) == 0
+    assert re.search(r"^sort by DuckDB \(memory limit 1GB\): [\d.]+ s, apart$", out, re.MULTILINE)
+    rows = re.findall(r"^pandas-dataframe-parquet-http\s+(unsorted|sorted)\s+[\d,]+\s+[\d.]+\s+"
+                      r"[\d.]+\s+([\d.]+)$", out, re.MULTILINE)  # fmt: skip
+    assert [r[0] for r in rows] == ["unsorted", "sorted"] and rows[0][1] == "1.00"

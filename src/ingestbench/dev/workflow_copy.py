@@ -27,6 +27,7 @@ def clone_files(repo: Path = REPO) -> list[Path]:
             cwd=repo, capture_output=True, check=True,
         ).stdout.decode()  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
+        # Top-level folders only (and caches anywhere): src/ingestbench/results is code.
         return [
             rel
             for rel in (p.relative_to(repo) for p in repo.rglob("*") if p.is_file())

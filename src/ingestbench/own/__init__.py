@@ -2,6 +2,6 @@
 by one type mapping, hashed into its manifest, loaded by every method that applies and validated
 row for row like TSBS data (docs/own-data.md).
 
-May import: errors, files, tsbs, variants, results.records, arrow (the readers' Arrow helpers),
-duckdb_sql (the file's counts).
+May import: errors, files, tsbs, variants, results.records and results.profile (the profile's
+shape), arrow (the readers' Arrow helpers), duckdb_sql (the file's counts).
 """

@@ -50,6 +50,7 @@ class OwnDataset:
     csv: CsvOptions = field(default_factory=CsvOptions)
     unsupported_columns: str = "refuse"
     partition_by: str | None = None  # None: chosen from the file's rows per day (own.partition)
+    derived_from: str | None = None  # a sorted copy: its source dataset's name
 
     @property
     def name(self) -> str:
@@ -106,6 +107,7 @@ class OwnDataset:
             ),
             unsupported_columns=choice,
             partition_by=d.get("partition_by"),
+            derived_from=(d.get("derived") or {}).get("from"),
         )
 
 
@@ -183,16 +185,51 @@ def check_manifest_source(d: dict[str, Any], data_dir: str) -> None:
             label=dataset.label, path=dataset.path, manifest=manifest, other=other))  # fmt: skip
 
 
+#: A sorted copy's name and label end so: `own-<label>-sorted`.
+SORTED = "sorted"
+
+
+def sorted_copy(d: dict[str, Any], data_dir: str) -> dict[str, Any]:
+    """The entry of an own dataset's sorted copy (`sorted: true`): a dataset of its own, whose
+    file DuckDB writes into `data_dir` sorted by the timestamp, in the source's format (a
+    directory becomes one Parquet file). Its `derived` names the source; its CSV gets ISO times
+    (so no `timestamp_format`) and the source's first null marker."""
+    source = OwnDataset.from_config(d)
+    ext = "csv" if source.format == "csv" else "parquet"
+    copy = {k: v for k, v in d.items() if k not in ("sorted", "csv")}
+    if ext == "csv":
+        csv = source.csv
+        copy["csv"] = {"delimiter": csv.delimiter, "null_values": [csv.null_values[0]]}
+    return {**copy, "label": f"{source.label}_{SORTED}",
+            "path": f"{data_dir.rstrip('/')}/{source.name}-{SORTED}.{ext}",
+            "derived": {"from": source.name, "source": d}}  # fmt: skip
+
+
+def dataset_entries(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """{dataset name: entry} of every dataset a validated config runs: its own entries, then
+    the sorted copy of each own one with `sorted: true`, named after it."""
+    out = {}
+    for d in config["datasets"]:
+        out[dataset_name(d)] = d
+        if is_own(d) and d.get("sorted"):
+            copy = sorted_copy(d, config["data_dir"])
+            out[dataset_name(copy)] = copy
+    return out
+
+
 def plan(config: dict[str, Any]) -> dict[str, tuple[str, list]]:
     """The one plan of a validated config: {dataset name: (its label, the variants it runs)},
-    what the Snakefile runs, `ingestbench variants` lists and docs/methods.md counts."""
+    what the Snakefile runs, `ingestbench variants` lists and docs/methods.md counts. A sorted
+    copy runs its source's variants, under its source's label."""
     from ingestbench.variants import variants_by_dataset
 
     entries = {d["label"]: d for d in config["datasets"]}
-    return {
-        dataset_name(entries[label]): (label, own_variants(entries[label], variants))
-        for label, variants in variants_by_dataset(config, list(entries)).items()
-    }
+    by_label = variants_by_dataset(config, list(entries))
+    out = {}
+    for name, d in dataset_entries(config).items():
+        label = (d.get("derived") or {}).get("source", d)["label"]
+        out[name] = (label, own_variants(d, by_label[label]))
+    return out
 
 
 def own_variants(d: dict[str, Any], variants: list) -> list:
@@ -224,6 +261,8 @@ def dataset_rows(d: dict[str, Any], name: str, data_dir: str = "results/data") -
         import json
 
         return int(json.loads(manifest.read_text()).get("rows", 0))
+    if d.get("derived"):  # a sorted copy not yet written: its source's rows
+        return dataset_rows(d["derived"]["source"], d["derived"]["from"], data_dir)
     path = Path(str(d["path"]))
     files = path.rglob("*") if path.is_dir() else [path]
     size = sum(f.stat().st_size for f in files if f.is_file())

@@ -1,5 +1,6 @@
 """The manifest of an own dataset: the file's bytes hashed (so every run names the data it
-measured), its rows and nulls per column counted by DuckDB, and the table described from it.
+measured), its rows and nulls per column counted and its profile taken by DuckDB in one pass
+(own.profile), and the table described from it.
 
 The file is never copied or rewritten. Hashing a file of tens of GB takes minutes, so each
 file's sha256 is kept in a cache beside the manifest (`<name>.hashes.json`) under its size and
@@ -18,6 +19,7 @@ from ingestbench.files import write_json_atomic
 from ingestbench.own.dataset import OwnDataError, OwnDataset
 from ingestbench.own.describe import describe, parquet_files
 from ingestbench.own.partition import choose as choose_partition
+from ingestbench.own.profile import own_profile, scan
 from ingestbench.own.spec import OwnTableSpec
 from ingestbench.tsbs.manifest import MANIFEST_SCHEMA_VERSION, generator_info, sha256
 
@@ -67,34 +69,6 @@ def hash_files(dataset_path: Path, cache: Path) -> dict[str, Any]:
     return {"bytes": sum(e["bytes"] for e in entries), "sha256": total, "files": entries}
 
 
-def counts(spec: OwnTableSpec) -> tuple[int, dict[str, int], int, float]:
-    """(rows, nulls per column, rows whose every field is null, seconds between the first and
-    the last timestamp) of the file, by DuckDB in one streamed pass. A row of only nulls besides
-    its symbols and timestamp is no ILP line; the span decides the partition unit."""
-    from ingestbench.duckdb_sql import duck, ident, own_relation
-
-    con = duck()
-    try:
-        exprs = ", ".join(f"count(*) - count({ident(c)})" for c in spec.file_columns)
-        ts = ident(spec.timestamp)
-        empty = " AND ".join(f"{ident(f)} IS NULL" for f in spec.fields)
-        row = con.execute(
-            f"SELECT count(*) FILTER (WHERE {empty}), count(*), "
-            f"coalesce(epoch(max({ts})) - epoch(min({ts})), 0), {exprs} "
-            f"FROM {own_relation(spec)}"
-        ).fetchone()
-    except Exception as exc:  # duckdb raises many types for a file it cannot read
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-        raise OwnDataError(
-            f"DuckDB cannot read {spec.source.path} ({first}); check the file and, for a CSV, "
-            f"datasets[].csv."
-        ) from None
-    finally:
-        con.close()
-    nulls = dict(zip(spec.file_columns, map(int, row[3:]), strict=True))
-    return int(row[1]), nulls, int(row[0]), float(row[2])
-
-
 def _refuse_nulls(dataset: OwnDataset, spec: OwnTableSpec, nulls: dict[str, int]) -> None:
     if nulls[spec.timestamp]:
         raise OwnDataError(
@@ -111,19 +85,24 @@ def _refuse_nulls(dataset: OwnDataset, spec: OwnTableSpec, nulls: dict[str, int]
             )
 
 
-def own_manifest(dataset: OwnDataset, cache: Path) -> dict[str, Any]:
-    """The manifest document of an own dataset (raises OwnDataError for a refused file)."""
+def own_manifest(
+    dataset: OwnDataset, cache: Path, spill_root: Path | None = None
+) -> dict[str, Any]:
+    """The manifest document of an own dataset (raises OwnDataError for a refused file), with
+    its profile (own.profile; DuckDB spills under `spill_root`)."""
     spec, skipped = describe(dataset)
-    rows, nulls, without_values, span_s = counts(spec)
+    measured = scan(spec, spill_root)
+    rows, nulls = measured.rows, measured.nulls
     if rows == 0:
         raise OwnDataError(
             f"dataset {dataset.label!r}: {dataset.path} holds no row; point datasets[].path at "
             f"a file with data."
         )
     _refuse_nulls(dataset, spec, nulls)
-    partition = choose_partition(dataset.partition_by, rows, span_s)
+    partition = choose_partition(dataset.partition_by, rows, measured.span_s)
     spec = replace(spec, partition_by=partition["by"])
     hashed = hash_files(dataset.path, cache)
+    profile = own_profile(spec, measured, hashed["bytes"])
     return {
         "schema_version": MANIFEST_SCHEMA_VERSION,
         "name": dataset.name,
@@ -136,16 +115,17 @@ def own_manifest(dataset: OwnDataset, cache: Path) -> dict[str, Any]:
         "files": hashed["files"],
         "table": spec.to_dict(),
         "nulls": nulls,
-        "rows_without_values": without_values,
+        "rows_without_values": measured.without_values,
         "partition": partition,
         "skipped_columns": skipped,
+        "profile": profile,
         "generator": {**generator_info(), "module": "ingestbench.own"},
     }
 
 
 def write_own_manifest(dataset: OwnDataset, output: Path) -> dict[str, Any]:
     cache = Path(output).with_name(f"{dataset.name}.hashes.json")
-    doc = own_manifest(dataset, cache)
+    doc = own_manifest(dataset, cache, spill_root=Path(output).parent)
     write_json_atomic(output, doc)
     log.info("described %s: %d rows, %d columns, %d bytes -> %s", dataset.path, doc["rows"],
              doc["columns"], doc["bytes"], output)  # fmt: skip

@@ -4,7 +4,8 @@ A document holds what a reader needs to trust and place a result without the che
 from: the machine, every version (QuestDB and its non-default settings, the client libraries,
 Python, Java), the commit, the config and its hash, the date, the datasets, and per variant the
 median/min/max of every phase and rate, CPU per 1M rows, client memory, the table's size on
-disk, whether every row was validated, and the fraction of the wire ceiling; a variant whose
+disk, whether every row was validated, and the fraction of the wire ceiling; each dataset's
+profile and the recommendation drawn from the run (results.profile_text); a variant whose
 method cannot load the dataset (own data) is there with `status` unsupported and the reason. It
 is built from a results folder's summary.csv and environment.json, and checked against
 schemas/archive.schema.json when written and when read, so that a document contributed by pull
@@ -29,6 +30,7 @@ import jsonschema
 from ingestbench import CHECKOUT
 from ingestbench.errors import UserError
 from ingestbench.files import load_json, write_json_atomic
+from ingestbench.results.profile_text import profile_text
 from ingestbench.results.records import STATS, TIMES
 from ingestbench.results.summary_rows import STATUS, UNSUPPORTED
 
@@ -135,7 +137,12 @@ def variant_entry(row: dict[str, Any]) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def dataset_entries(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def dataset_entries(
+    rows: list[dict[str, Any]], profiles: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """The datasets of the summary's rows, each with its profile (as a sentence too) where
+    `profiles` (the run's profiles.json) has it."""
+    profiles = profiles or {}
     seen: dict[str, dict[str, Any]] = {}
     for r in rows:
         field_type = r.get("field_type")
@@ -149,6 +156,10 @@ def dataset_entries(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if isinstance(label, str) and label:  # own data: its label, columns and bytes
             seen[r["dataset"]] |= {"label": label, "columns": _int(r.get("dataset_columns")),
                                    "bytes": _int(r.get("dataset_bytes"))}  # fmt: skip
+    for name, entry in seen.items():
+        if name in profiles:
+            p = profiles[name]
+            entry["profile"] = {**p, "text": profile_text(p, p.get("recommendation"))}
     return list(seen.values())
 
 
@@ -191,6 +202,9 @@ def build_document(results: Path, label: str | None = None) -> dict[str, Any]:
     rows = read_summary(summary_path, unsupported=True).to_dict("records")
     if not rows:
         raise ArchiveError(f"{summary_path} has no rows; run the workflow to the end first.")
+    # Each dataset's profile and recommendation (a run from before them has none).
+    profiles_path = results / "profiles.json"
+    profiles = load_json(profiles_path, "profiles", ArchiveError) if profiles_path.is_file() else {}
     workflow = env.get("workflow", {})
     commit = workflow.get("git_commit") or "unknown"
     machine = {**env.get("machine", {})}
@@ -212,7 +226,7 @@ def build_document(results: Path, label: str | None = None) -> dict[str, Any]:
             "config": workflow.get("config"),
         },
         "ilp_protocol_version": env.get("ilp_protocol_version"),
-        "datasets": dataset_entries(rows),
+        "datasets": dataset_entries(rows, profiles),
         "variants": [variant_entry(r) for r in rows],
     }
     check(doc, summary_path)

@@ -14,8 +14,14 @@ from typing import Any
 
 import pandas as pd
 
-from ingestbench.files import load_json, write_text_atomic
+from ingestbench.files import load_json, write_json_atomic, write_text_atomic
 from ingestbench.results.ceiling import add_ceiling_fraction
+from ingestbench.results.profile_text import (
+    PROFILE_COLUMNS,
+    load_profiles,
+    profile_rows,
+    recommendations,
+)
 from ingestbench.results.records import RunFile, SummaryRow, read_run
 from ingestbench.results.summary_markdown import to_markdown
 from ingestbench.results.summary_rows import (
@@ -142,11 +148,24 @@ def write_summary(
     csv_path: Path,
     md_path: Path,
     expected_settings: Mapping[str, Mapping[str, Any]] | None = None,
+    profile_paths: Iterable[Path] = (),
+    profiles_path: Path | None = None,
 ) -> pd.DataFrame:
+    """summary.csv and summary.md; with `profile_paths` (manifests and expected files) each
+    dataset's profile and recommendation too, in summary.md and in `profiles_path` (JSON, for
+    the archive) with a table of them beside it (.csv, for the report)."""
     run_paths = list(run_paths)
     df = summarize(run_paths, validation_paths, expected_settings)
     env = load_json(environment_path, "environment file") if environment_path else None
+    profiles = load_profiles(profile_paths)
+    profiles = {d: profiles[d] for d in df["dataset"].unique() if d in profiles}
+    advice = recommendations(measured(df), profiles)
     write_text_atomic(csv_path, df.to_csv(index=False))
-    write_text_atomic(md_path, to_markdown(df, env))
+    write_text_atomic(md_path, to_markdown(df, env, profiles=profiles, advice=advice))
+    if profiles_path is not None:
+        doc = {d: {**p, "recommendation": advice.get(d)} for d, p in profiles.items()}
+        write_json_atomic(profiles_path, doc)
+        table = pd.DataFrame(profile_rows(profiles, advice), columns=PROFILE_COLUMNS)
+        write_text_atomic(Path(profiles_path).with_suffix(".csv"), table.to_csv(index=False))
     log.info("summarized %d runs into %s and %s", len(df), csv_path, md_path)
     return df

@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from ingestbench.results.ceiling import wire_ceilings
+from ingestbench.results.profile_text import profile_lines
 from ingestbench.results.summary_rows import MIB, TO_SQL, measured
 from ingestbench.variants import CAPPED_METHODS
 
@@ -74,9 +75,17 @@ def _over_to_sql(group: pd.DataFrame) -> list[str]:
             f"variant's."]  # fmt: skip
 
 
-def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 20) -> str:
-    """A readable table per dataset: the `top` variants by median end-to-end rows/s; then the
-    variants whose method cannot load the data, with the reason (its `status` unsupported)."""
+def to_markdown(
+    df: pd.DataFrame,
+    env: dict[str, Any] | None = None,
+    top: int = 20,
+    profiles: dict[str, dict[str, Any]] | None = None,
+    advice: dict[str, str | None] | None = None,
+) -> str:
+    """A readable table per dataset: its profile and the recommendation (where `profiles` has
+    it), the `top` variants by median end-to-end rows/s; then the variants whose method cannot
+    load the data, with the reason (its `status` unsupported)."""
+    profiles, advice = profiles or {}, advice or {}
     df, unsupported = measured(df), df.drop(measured(df).index)
     lines = ["# Ingestion benchmark summary", "", machine_line(env), ""]
     lines.append(
@@ -90,7 +99,13 @@ def to_markdown(df: pd.DataFrame, env: dict[str, Any] | None = None, top: int = 
     for dataset, group in df.groupby("dataset", sort=False):
         group = group.sort_values("rows_per_s_median", ascending=False)
         first = group.iloc[0]
-        lines += ["", f"## {dataset_heading(dataset, first)}", ""]
+        heading = dataset_heading(dataset, first)
+        derived = (profiles.get(dataset) or {}).get("derived")
+        if derived:  # a sorted copy (`sorted: true`): what it was derived from
+            heading += f", derived: `{derived['from']}` sorted by `{derived['by']}`"
+        lines += ["", f"## {heading}", ""]
+        if dataset in profiles:
+            lines += [*profile_lines(profiles[dataset], advice.get(dataset)), ""]
         lines.append(
             "| # | variant | rows/s (min–max) | MiB/s | end to end s | cold s | "
             "speedup | × iterrows | client MiB | validated |"

@@ -173,8 +173,12 @@ def write_expected(
     data = {"schema_version": SCHEMA_VERSION, "dataset": dataset, "source": str(parquet)}
     own = manifest["table"] if manifest.get("own") else None
     use_case = manifest.get("params", {}).get("use_case", "cpu")
-    data["tables"] = {spec.table: expected_aggregates(path, spec=spec)
-                      for spec, path in dataset_tables(parquet, use_case, own)}  # fmt: skip
+    tables = dataset_tables(parquet, use_case, own)
+    data["tables"] = {spec.table: expected_aggregates(path, spec=spec) for spec, path in tables}
+    if own is None:  # an own dataset's profile is its manifest's (the describe pass)
+        from ingestbench.validate.profile import tsbs_profile
+
+        data["profile"] = tsbs_profile(tables, data["tables"], manifest)
     write_json_atomic(output, data)
     rows = sum(agg["row_count"] for agg in data["tables"].values())
     log.info("wrote %s (%d rows)", output, rows)

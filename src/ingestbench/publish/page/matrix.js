@@ -146,6 +146,15 @@ function renderAnswer(m) {
   });
   if (ceiling) parts.push(`; the wire ceiling is ${fmt(rateOf(ceiling))} rows/s.`);
   document.getElementById("answer").replaceChildren(...parts);
+  renderProfile(run);
+}
+
+/** The dataset's profile in the run the answer names, and the recommendation drawn from it. */
+function renderProfile(run) {
+  const profile = (run.datasets.find((d) => d.name === state.dataset) || {}).profile;
+  const box = document.getElementById("profile");
+  box.hidden = !profile;
+  box.textContent = profile ? profile.text : "";
 }
 
 function renderMatrixLegend(m) {

@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from ingestbench.config import load_config
+from ingestbench.own.dataset import plan
 from tests.helpers import REPO
 
 
@@ -19,9 +21,11 @@ def ingestbench(*args: str) -> subprocess.CompletedProcess:
 def test_variants_lists_the_matrix_of_a_config():
     result = ingestbench("variants", "--config", str(REPO / "config.yaml"))
     assert result.returncode == 0
-    assert "cpu-s4000-e250-seed42 (main): 25 variants" in result.stdout
+    for name, (label, variants) in plan(load_config(REPO / "config.yaml")).items():
+        assert f"{name} ({label}): {len(variants)} variants" in result.stdout  # the one plan
     assert "cpu-s4000-e250-seed42-long (long): 4 variants" in result.stdout
     assert "  none-server_copy-csv-http" in result.stdout
+    assert "  pandas-to_sql-parquet-pg-b10000" in result.stdout
 
 
 def test_variants_into_a_pipe_that_closes_early_prints_no_traceback():

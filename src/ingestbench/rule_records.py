@@ -111,6 +111,12 @@ def rerun_what_changed() -> None:
 
     if getattr(DAG, "_reruns_what_changed", False):
         return
+    if not hasattr(DAG, "check_incomplete"):
+        raise RuntimeError(
+            "this Snakemake's DAG has no check_incomplete, where the workflow finds the outputs "
+            "made under other settings: run it with the Snakemake of requirements.lock "
+            "(make install)"
+        )
     check_incomplete = DAG.check_incomplete
 
     async def check_incomplete_and_records(self: Any) -> None:

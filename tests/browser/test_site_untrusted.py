@@ -18,7 +18,7 @@ HOSTILE = (
     "<u class=hostile>underlined</u>&amp;"
 )
 #: Strings the schema constrains (a constant, the id and the date, both patterns): kept.
-CONSTRAINED = {"kind", "id", "date_utc"}
+CONSTRAINED = {"kind", "id", "date_utc", "status"}  # status: an enum of the schema
 
 
 def hostile(value, key=None):

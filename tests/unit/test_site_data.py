@@ -28,7 +28,7 @@ def _run(doc, commit: str, date: str, factor: float, config: str | None = None) 
     out["date_utc"] = date
     out["id"] = f"{date[:10]}_{out['machine']['id']}_{commit * 7}_reference"
     for v in out["variants"]:
-        v["rows_per_s"] = {k: x * factor for k, x in v["rows_per_s"].items()}
+        v["rows_per_s"] = {k: None if x is None else x * factor for k, x in v["rows_per_s"].items()}
     return out
 
 

@@ -80,6 +80,32 @@ def leaders_table(summary: Any, dataset: str | None = None, intro: str | None = 
     return "\n".join(lines)
 
 
+def sql_line(summary: Any, dataset: str | None = None) -> list[str]:
+    """Where SQL over PGWire stands on `dataset` (the largest by default): the fastest validated
+    variant against pandas `to_sql`, and each SQL path's rate; nothing without SQL variants."""
+    dataset = dataset or _largest(summary)
+    if "speedup_to_sql" not in summary:
+        return []
+    df = summary[summary["dataset"] == dataset]
+    sql = df[(df["transport"] == "pg") & (df["validated"].astype(str) == "True")]
+    to_sql = sql[sql["method"] == "to_sql"]
+    if to_sql.empty:
+        return []
+    ok = df[df["validated"].astype(str) == "True"]
+    best = ok.loc[ok["rows_per_s_median"].idxmax()]
+    paths = ", ".join(
+        f"`{r['variant']}` {_rate(r['rows_per_s_median'])}"
+        for _, r in sql.sort_values("rows_per_s_median", ascending=False).iterrows()
+    )
+    return [
+        "",
+        f"The path most users write first, pandas `to_sql` over PGWire, against the fastest: "
+        f"`{best['variant']}` is **{best['speedup_to_sql']:.1f}×** "
+        f"`{to_sql.iloc[0]['variant']}` on `{dataset}`. Every SQL path, rows/s (first "
+        f"{int(to_sql.iloc[0]['rows']):,} rows, `rows_cap`): {paths}.",
+    ]
+
+
 def _largest(summary: Any) -> str:
     """The dataset with the most rows, and of those the one with the most variants."""
     sizes = summary.groupby("dataset").agg(rows=("dataset_rows", "max"), n=("variant", "size"))
@@ -120,6 +146,7 @@ def results_block(results: Path = RESULTS, config: Path = CHECKOUT / "config.yam
             run_line(env, name),
             "",
             leaders_table(summary),
+            *sql_line(summary),
             *(part for table in integer_tables(summary) for part in ("", table)),
             END,
         ]

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import psutil
@@ -67,10 +68,18 @@ class ProcessTree:
         except psutil.NoSuchProcess:
             return []
 
-    def survivors(self) -> list[int]:
+    def survivors(self, grace_s: float = 5.0) -> list[int]:
+        """Processes of the job still alive `grace_s` after it ended: a child told of its
+        parent's death (the kernel's signal, a closed pipe) takes a moment to go; a leaked one
+        stays."""
         self._stop.set()
         self._thread.join()
-        return [pid for pid, p in self.seen.items() if _alive(p)]
+        deadline = time.monotonic() + grace_s
+        while (alive := [pid for pid, p in self.seen.items() if _alive(p)]) and (
+            time.monotonic() < deadline
+        ):
+            time.sleep(0.1)
+        return alive
 
 
 def _cmdline(p: psutil.Process) -> str:

@@ -7,6 +7,7 @@ sentences.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -105,7 +106,7 @@ def test_a_value_changed_in_an_early_repeat_is_caught(questdb, tiny_dataset, tmp
         return count
 
     monkeypatch.setattr(runner, "wait_visible", visible_then_changed)
-    settings = _external(questdb, table).replace(repeats=3)
+    settings = dataclasses.replace(_external(questdb, table), repeats=3)
     files = _ingest_files(tiny_dataset, tmp_path)
     variant = parse_variant_name("pandas-dataframe-parquet-http")
     with pytest.raises(RepeatCheckFailed) as caught:

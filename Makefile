@@ -174,9 +174,9 @@ compare: install
 	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make compare A=RESULTS_A B=RESULTS_B"; exit 2; }
 	$(BIN)/ingestbench compare $(A) $(B)
 
-## Remove what runs made (files git does not track: results/, .snakemake/, site/ and what
-## redrawing the reference writes) and say what; a tracked file is never touched.
+## Remove what runs made (the files git ignores: results/, .snakemake/, site/ and what
+## redrawing the reference writes) and say what; a tracked or new file is never touched.
 clean:
 	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || \
 		{ echo "make clean: not a git checkout, so it cannot tell what runs made; remove results/ and .snakemake/ by hand"; exit 2; }
-	git clean -d -x -f -- results .snakemake site reference
+	git clean -d -X -f -- results .snakemake site reference

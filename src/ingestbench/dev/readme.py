@@ -101,7 +101,8 @@ def sql_line(summary: Any, dataset: str | None = None) -> list[str]:
         "",
         f"The path most users write first, pandas `to_sql` over PGWire, against the fastest: "
         f"`{best['variant']}` is **{best['speedup_to_sql']:.1f}×** "
-        f"`{to_sql.iloc[0]['variant']}` on `{dataset}`. Every SQL path, rows/s (first "
+        f"`{to_sql.iloc[0]['variant']}` on `{dataset}` (`speedup_to_sql` in "
+        f"`reference/default/summary.csv`). Every SQL path, rows/s (first "
         f"{int(to_sql.iloc[0]['rows']):,} rows, `rows_cap`): {paths}.",
     ]
 

@@ -251,26 +251,26 @@ class Method:
             clock.lap("read")
             frames.append((part.spec, self.convert(frame)))
             clock.lap("convert")
-        with client_errors(job, "connecting"), Sender.from_conf(self.conf(job)) as sender:
+        with self.errors(job, "connecting"), self.connected(job) as sender:
             clock.restart()  # connecting is outside every phase
-            with client_errors(job, "sending"):
+            with self.errors(job, "sending"):
                 for spec, frame in frames:
                     self.send(sender, frame, job, spec)
-                sender.flush()
+                self.finish(sender)
             clock.lap("send")
         return frames
 
     def stream_pass(self, job: Job, clock: Clock) -> dict[str, Any]:
         """One sender takes the chunks in order while the reader thread prepares the next."""
-        with client_errors(job, "connecting"), Sender.from_conf(self.conf(job)) as sender:
+        with self.errors(job, "connecting"), self.connected(job) as sender:
             clock.start_wall()  # connecting is outside every phase; the file opens now
             clock.current = "send"
-            with stream_chunks(job, clock, self.convert) as chunks, client_errors(job, "sending"):
+            with stream_chunks(job, clock, self.convert) as chunks, self.errors(job, "sending"):
                 for spec, chunk in chunks:
                     with Busy(clock, "send"):
                         self.send(sender, chunk, job, spec)
                 with Busy(clock, "send"):
-                    sender.flush()
+                    self.finish(sender)
             clock.restart()  # visible starts when the last flush returned
         return {STREAMED: True}
 
@@ -279,6 +279,18 @@ class Method:
 
     def conf(self, job: Job) -> str:
         return job.conf()
+
+    def connected(self, job: Job):
+        """The connection the passes send over (a context manager): an ILP sender here."""
+        return Sender.from_conf(self.conf(job))
+
+    def errors(self, job: Job, doing: str):
+        """What turns a failure of the connection into one sentence (a context manager)."""
+        return client_errors(job, doing)
+
+    def finish(self, sender) -> None:
+        """After the last chunk: what the connection still holds goes out."""
+        sender.flush()
 
     def send(self, sender, frame, job: Job, spec: TableSpec) -> None:
         dataframe_into(sender, frame, spec)

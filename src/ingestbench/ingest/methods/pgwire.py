@@ -19,16 +19,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from ingestbench.ingest.methods.base import (
-    STREAMED,
-    Busy,
     Job,
     Method,
     SendError,
     Unsupported,
-    read_whole,
-    stream_chunks,
 )
-from ingestbench.ingest.timing import Clock
 from ingestbench.server.handle import QuestDB
 from ingestbench.tsbs.columns import TableSpec
 
@@ -95,33 +90,11 @@ def pg_errors(job: Job, doing: str):
 class SqlMethod(Method):
     """Read (streamed or whole), then INSERT each chunk over one connection."""
 
-    def send_pass(self, job: Job, clock: Clock) -> Any:
-        if job.variant.chunk_rows is not None:
-            return self.stream_pass(job, clock)
-        frames = []
-        for part in job.tables:
-            frame = read_whole(job, part)
-            clock.lap("read")
-            frames.append((part.spec, self.convert(frame)))
-            clock.lap("convert")
-        with pg_errors(job, "connecting"), self.connected(job) as conn:
-            clock.restart()  # connecting is outside every phase
-            with pg_errors(job, "sending"):
-                for spec, frame in frames:
-                    self.send(conn, frame, job, spec)
-            clock.lap("send")
-        return None
+    def errors(self, job: Job, doing: str):
+        return pg_errors(job, doing)
 
-    def stream_pass(self, job: Job, clock: Clock) -> dict[str, Any]:
-        with pg_errors(job, "connecting"), self.connected(job) as conn:
-            clock.start_wall()  # connecting is outside every phase; the file opens now
-            clock.current = "send"
-            with stream_chunks(job, clock, self.convert) as chunks, pg_errors(job, "sending"):
-                for spec, chunk in chunks:
-                    with Busy(clock, "send"):
-                        self.send(conn, chunk, job, spec)
-            clock.restart()  # visible starts when the last statement returned
-        return {STREAMED: True}
+    def finish(self, conn) -> None:
+        pass  # every statement has returned: nothing is held back
 
     def convert(self, frame):
         return frame  # the frame as the library read it: what a user hands to_sql

@@ -7,14 +7,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
-# The experiment: CONFIG=config.iot.yaml merges that file over config.yaml, as --configfile does;
+# The experiment: CONFIG=configs/iot.yaml merges that file over config.yaml, as --configfile does;
 # every target that reads or writes results then uses that config's folder (its results_dir).
 CONFIG ?=
 # A mistyped CONFIG= must stop here: a missing file would leave RESULTS empty, and a target
 # would go on with the default results/ under the wrong label.
 ifneq ($(CONFIG),)
 ifeq ($(wildcard $(CONFIG)),)
-$(error CONFIG=$(CONFIG) names no file; check the name (the configs here: $(wildcard config*.yaml)))
+$(error CONFIG=$(CONFIG) names no file; check the name (the configs here: $(wildcard config.yaml configs/*.yaml)))
 endif
 endif
 CONFIG_ARG = $(if $(CONFIG),--configfile $(CONFIG))
@@ -43,25 +43,25 @@ $(STAMP): requirements.lock pyproject.toml
 	touch $(STAMP)
 
 ## The default benchmark, end to end: data, every variant (3 repeats), validation, tables, charts
-## (CONFIG=config.iot.yaml runs that experiment instead, into its own results folder).
+## (CONFIG=configs/iot.yaml runs that experiment instead, into its own results folder).
 run: install
 	$(BIN)/snakemake --cores $(CORES) $(CONFIG_ARG)
 
 ## A first try: a handful of variants on 50k rows, validated, into results/smoke/.
 smoke: install
-	$(BIN)/snakemake --cores $(CORES) --configfile config.smoke.yaml
+	$(BIN)/snakemake --cores $(CORES) --configfile configs/smoke.yaml
 
 ## The benchmark at scale: TSBS's default day (34.56M rows) and 100M rows, 1 repeat (hours; the
 ## last run's time: findings/2026-11-24-scale).
 run-scale: install
-	$(BIN)/snakemake --cores $(CORES) --configfile config.scale.yaml
+	$(BIN)/snakemake --cores $(CORES) --configfile configs/scale.yaml
 
 ## The dtype matrix: which pandas and polars column dtypes each client path loads intact
 ## (results/dtype_matrix.csv, .md and plots/dtype_matrix.png). Always rerun:
 ## what it finds depends on the code and the installed libraries, which Snakemake does not track.
 run-dtypes: install
 	$(BIN)/snakemake --cores $(CORES) results/dtype_matrix.csv --forcerun dtype_matrix \
-		--configfile config.dtypes.yaml
+		--configfile configs/dtypes.yaml
 
 ## Every tier but faults and cluster: unit, integration, workflow (tiny end-to-end runs) and
 ## browser, against a real QuestDB, DuckDB and chromium.
@@ -162,7 +162,7 @@ bench-%: install
 ## make run-scale, watched: wall time, peak disk and peak RSS; a stopped run resumes and adds up.
 bench-run-scale: install
 	$(BIN)/python benchmarks/findings.py run --cores $(CORES) --label run-scale -- \
-		--configfile config.scale.yaml $(ARGS)
+		--configfile configs/scale.yaml $(ARGS)
 
 ## The tiny workflow locally (--cores 2) and through a local single-node SLURM: wall times.
 bench-cluster: install

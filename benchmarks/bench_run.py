@@ -1,7 +1,7 @@
 """A whole workflow run, watched: its wall time, peak disk use and peak RSS (servers apart).
 
 Runs `snakemake --cores N [ARGS...]` in this checkout or `--workdir` (`make bench-run-scale`
-passes `--configfile config.scale.yaml`) and samples once a second:
+passes `--configfile configs/scale.yaml`) and samples once a second:
 
 - client RSS: Snakemake and every process under it except the QuestDB servers (java) and their
   children, summed (jobs of one run overlap: this is the whole workflow's memory, not one job's);

@@ -40,7 +40,7 @@ for _chart, _title in CHARTS.items():
 
 
 # QuestDB's published pandas benchmark (figures in ingestbench/results/published.py) next to this
-# run's variants of the same shape; config.published.yaml runs all of them.
+# run's variants of the same shape; configs/published.yaml runs all of them.
 rule published_comparison:
     input:
         summary=f"{RESULTS}/summary.csv",

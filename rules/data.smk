@@ -96,8 +96,8 @@ for _name, _source in SORTED_COPIES.items():
 
 
 # The example own tables, N rows, as Parquet or CSV, made only when a dataset's path names one:
-# trades (config.own.yaml, ingestbench.own.example; its CSV with its own delimiter and null
-# marker) and flights (config.sorted.yaml, ingestbench.own.flights: string-heavy, out of order).
+# trades (configs/own.yaml, ingestbench.own.example; its CSV with its own delimiter and null
+# marker) and flights (configs/sorted.yaml, ingestbench.own.flights: string-heavy, out of order).
 rule own_example:
     output:
         "results/examples/{table}-{rows}.{ext}",

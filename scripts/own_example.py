@@ -1,5 +1,5 @@
-"""Snakemake script of rule `own_example`: an example own table (trades of config.own.yaml,
-flights of config.sorted.yaml)."""
+"""Snakemake script of rule `own_example`: an example own table (trades of configs/own.yaml,
+flights of configs/sorted.yaml)."""
 
 from pathlib import Path
 

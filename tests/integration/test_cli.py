@@ -29,7 +29,7 @@ def test_variants_lists_the_matrix_of_a_config():
 
 
 def test_variants_into_a_pipe_that_closes_early_prints_no_traceback():
-    cmd = f"{sys.executable} -m ingestbench.cli variants --config config.full.yaml | head -n 1"
+    cmd = f"{sys.executable} -m ingestbench.cli variants --config configs/full.yaml | head -n 1"
     result = subprocess.run(cmd, shell=True, capture_output=True, text=True, cwd=REPO)
     assert result.stdout.count("\n") == 1
     assert result.stderr == ""
@@ -90,7 +90,7 @@ def test_ingest_by_hand_refuses_a_file_it_cannot_describe(tmp_path):
 
 
 def test_variants_lists_an_own_datasets_variants_of_its_format():
-    result = ingestbench("variants", "--config", str(REPO / "config.own.yaml"))
+    result = ingestbench("variants", "--config", str(REPO / "configs" / "own.yaml"))
     assert result.returncode == 0, result.stderr
     assert "own-trades (trades): 7 variants" in result.stdout
     assert "own-trades-csv (trades_csv): 6 variants" in result.stdout

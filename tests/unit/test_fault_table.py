@@ -152,13 +152,14 @@ def test_copy_root_methods_on_an_external_server_without_it_are_unsupported(tiny
 
 
 def test_make_stops_on_a_config_that_names_no_file():
-    result = subprocess.run(["make", "-n", "archive", "CONFIG=config.iot.yml"], cwd=REPO,
+    result = subprocess.run(["make", "-n", "archive", "CONFIG=configs/iot.yml"], cwd=REPO,
                             capture_output=True, text=True, timeout=60)  # fmt: skip
     assert result.returncode == 2
-    said = "CONFIG=config.iot.yml names no file; check the name (the configs here: "
-    assert said in result.stderr and "config.iot.yaml" in result.stderr
+    said = "CONFIG=configs/iot.yml names no file; check the name (the configs here: "
+    assert said in result.stderr and "configs/iot.yaml" in result.stderr
     assert (
-        "CONFIG=<file> names no file; check the name (the configs here: <config*.yaml>)" in FAULTS
+        "CONFIG=<file> names no file; check the name (the configs here: "
+        "<config.yaml configs/*.yaml>)" in FAULTS
     )
 
 

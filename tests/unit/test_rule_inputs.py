@@ -42,7 +42,7 @@ def every_variant(*configs: str) -> list[tuple[dict, str]]:
 def test_an_ingestion_reads_only_its_params_and_keys_without_effect():
     """The job's typed settings are built from its params and the keys declared without effect,
     and from nothing else: every key they read exists there, for every variant of the configs."""
-    for config, variant in every_variant("config.yaml", "config.full.yaml", "config.iot.yaml"):
+    for config, variant in every_variant("config.yaml", "configs/full.yaml", "configs/iot.yaml"):
         given = job_config(ingest_settings(config, variant), config)
         settings = Settings.from_config(given)
         assert settings.repeats == config["repeats"]

@@ -93,7 +93,7 @@ def test_invalid_names_are_refused(name):
         parse_variant_name(name)
 
 
-@pytest.mark.parametrize("config_file", ["config.yaml", "config.full.yaml"])
+@pytest.mark.parametrize("config_file", ["config.yaml", "configs/full.yaml"])
 def test_shipped_configs_cover_every_method_library_format_and_transport(config_file):
     config = validate_config(yaml.safe_load((REPO / config_file).read_text()))
     labels = [d["label"] for d in config["datasets"]]

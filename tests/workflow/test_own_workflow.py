@@ -1,4 +1,4 @@
-"""config.own.yaml through the real workflow: own data (a generated trades table, as Parquet and
+"""configs/own.yaml through the real workflow: own data (a generated trades table, as Parquet and
 as a CSV with its own delimiter and null marker), every variant validated row for row or
 unsupported with its reason; and a changed file reruns its jobs."""
 
@@ -16,7 +16,7 @@ from ingestbench.own.example import write_example
 from tests.helpers import TESTS
 
 pytestmark = pytest.mark.server  # the workflow starts its own servers, from the jar
-CONFIG = TESTS.parent / "config.own.yaml"
+CONFIG = TESTS.parent / "configs" / "own.yaml"
 
 
 def _snakemake(workdir, *args: str) -> subprocess.CompletedProcess:

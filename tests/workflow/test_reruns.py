@@ -250,8 +250,8 @@ def test_a_fresh_clone_plans_every_ingestion_of_the_default_config(tmp_path):
 
 def test_a_fresh_clone_plans_the_full_configs_ingestions(tmp_path):
     clone = copy_workflow(tmp_path)
-    plan = planned(clone, clone / "config.full.yaml")
-    assert plan["ingest"] == planned_variants(REPO / "config.full.yaml") >= 250
+    plan = planned(clone, clone / "configs" / "full.yaml")
+    assert plan["ingest"] == planned_variants(REPO / "configs" / "full.yaml") >= 250
 
 
 def planned_variants(config_file: Path) -> int:

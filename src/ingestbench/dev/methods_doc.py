@@ -19,7 +19,7 @@ from ingestbench.variants import METHOD_NAMES
 
 METHODS_DOC = CHECKOUT / "docs" / "methods.md"
 #: The configs whose matrices docs/methods.md shows.
-MATRIX_CONFIGS = ("config.yaml", "config.full.yaml")
+MATRIX_CONFIGS = ("config.yaml", "configs/full.yaml")
 _GENERATED = "<!-- written by `make readme` from {}; do not edit -->"
 
 #: What each method does, and the phases of its repeats that take time.

@@ -242,7 +242,7 @@ def configuration_doc(schema_path: Path = SCHEMA_PATH) -> str:
         "<!-- written by `make readme` from schemas/config.schema.yaml; do not edit -->",
         "",
         "`config.yaml` is the default experiment; `--configfile FILE` (`make run CONFIG=FILE`) "
-        "runs another (every `config.*.yaml` is one), into its own `results_dir`. "
+        "runs another (each file in `configs/` is one experiment), into its own `results_dir`. "
         "The schema (`schemas/config.schema.yaml`) owns every key and default; a wrong key, "
         "type or value stops the run before any job, naming the key. Machine resources "
         "(cores, memory) are never config: pass them to Snakemake.",

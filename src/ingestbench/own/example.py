@@ -1,4 +1,4 @@
-"""A small realistic table to try own data on (config.own.yaml): trades, not TSBS.
+"""A small realistic table to try own data on (configs/own.yaml): trades, not TSBS.
 
 Many rows share a timestamp (a burst of trades per millisecond tick); string columns of very
 different cardinality (a handful of venues and sides as categories, a few hundred instruments,

@@ -1,4 +1,4 @@
-"""A string-heavy example table whose rows are not in time order (config.sorted.yaml): flights.
+"""A string-heavy example table whose rows are not in time order (configs/sorted.yaml): flights.
 
 Like an export grouped by a key: the rows come carrier by carrier, each carrier's flights in
 time order, so from the second carrier on nearly every row arrives behind the running maximum

@@ -8,7 +8,7 @@ pass into an in-memory buffer without network; "send" is serialization, sending 
 insert. The loop ran 1M rows, dataframe() 10M; their "28x" and "92x" are send MiB/s ratios.
 
 `published_comparison(summary)` pairs each published case with this workflow's variant of the same
-shape (config.published.yaml runs all three) and writes a small markdown table with the ratios.
+shape (configs/published.yaml runs all three) and writes a small markdown table with the ratios.
 """
 
 from __future__ import annotations

@@ -54,6 +54,12 @@ def of_run(dataset: dict[str, Any]) -> DatasetKind:
     return _first("claims_run", dataset, "run file's dataset")
 
 
+def dataset_pattern() -> str:
+    """The dataset wildcard: a kind's name (every dataset's name starts with it), then
+    dash-separated words."""
+    return f"({'|'.join(kind.name for kind in KINDS)})-[A-Za-z0-9-]+"
+
+
 def dataset_name(entry: dict[str, Any]) -> str:
     """The name of any `datasets[]` entry: own data by its label, TSBS data by its parameters."""
     return of_entry(entry).dataset_name(entry)
@@ -92,6 +98,7 @@ __all__ = [
     "TableSource",
     "dataset_entries",
     "dataset_name",
+    "dataset_pattern",
     "of_entry",
     "of_manifest",
     "of_run",

@@ -21,7 +21,7 @@ from ingestbench.variants import Variant
 class OwnKind(DatasetKind):
     """A `datasets[]` entry with a `path`: one table, described from the file (OwnTableSpec)."""
 
-    name = "own"
+    name = own_dataset.PREFIX  # every own dataset's name starts with it
     checks = "columns"
     data_rule = "describe"
 

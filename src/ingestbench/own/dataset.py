@@ -129,11 +129,6 @@ def is_own(d: dict[str, Any]) -> bool:
     return isinstance(d, dict) and "path" in d
 
 
-#: The dataset wildcard: a use case's or own data's prefix, then dash-separated words.
-def dataset_pattern(use_cases: tuple[str, ...]) -> str:
-    return f"({'|'.join((*use_cases, PREFIX))})-[A-Za-z0-9-]+"
-
-
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 

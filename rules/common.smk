@@ -77,8 +77,8 @@ def datasets_made_by(rule):
 
 
 def dataset_formats(name):
-    """Files the dataset's data rule writes, as its kind needs them for its variants: a TSBS
-    dataset's Parquet always (validation reads it) and the formats its variants read, an own
+    """The formats the dataset's data rule writes, as its kind needs them for its variants. A
+    TSBS dataset's Parquet always (validation reads it) and the formats its variants read; an own
     dataset's ILP text only. The ILP text is big (disk.FILE_BYTES_PER_ROW), so only for datasets
     that send it.
     """

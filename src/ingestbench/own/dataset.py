@@ -164,8 +164,6 @@ SAME_LABEL_OTHER_FILE = (
 def check_manifest_source(d: dict[str, Any], data_dir: str) -> None:
     """Refuse an own dataset whose manifest in `data_dir` describes another file: the same name
     must be the same data."""
-    if not is_own(d):
-        return
     import json
 
     dataset = OwnDataset.from_config(d)
@@ -202,8 +200,6 @@ def sorted_copy(d: dict[str, Any], data_dir: str) -> dict[str, Any]:
 def own_variants(d: dict[str, Any], variants: list) -> list:
     """The variants an own dataset runs: those reading its file's format, and the ILP text's
     (a csv variant of a Parquet file would need a copy of the file the workflow never makes)."""
-    if not is_own(d):
-        return variants
     try:
         fmt = OwnDataset.from_config(d).format
     except OwnDataError:  # its describe rule says why, in one sentence, before any ingestion

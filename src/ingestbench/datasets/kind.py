@@ -11,6 +11,8 @@ A kind answers at four levels, each from what that level holds:
 
 Answers that depend on a table's shape only (every TSBS table, cpu's or iot's, is read, imported
 and checked alike) come from the first kind that claims the spec (`ingestbench.datasets.of_spec`).
+The partition unit is the spec's (`TableSpec.partition_by`: TSBS's default, an own table's chosen
+by ingestbench.own.partition when it is described), so no stage asks the kind for it.
 """
 
 from __future__ import annotations

@@ -12,10 +12,9 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version
 
 from ingestbench.config import ConfigError, validate_config
+from ingestbench.datasets import dataset_pattern
 from ingestbench.disk import DiskSpaceError
-from ingestbench.own.dataset import dataset_pattern
 from ingestbench.rule_records import rerun_what_changed
-from ingestbench.tsbs.columns import USE_CASES
 
 min_version("9.0")
 
@@ -37,7 +36,7 @@ include: "rules/common.smk"
 
 
 wildcard_constraints:
-    dataset=dataset_pattern(USE_CASES),
+    dataset=dataset_pattern(),
     variant="[a-z_]+-[a-z_]+-[a-z]+-[a-z]+(-[wb][0-9]+)?(-c([0-9]+|all))?",
 
 

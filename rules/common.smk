@@ -9,21 +9,12 @@ from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
 
 from ingestbench.charts.registry import chart_paths
-from ingestbench.disk import check_needs, sorted_copy_bytes, workflow_needs
-from ingestbench.own.dataset import (
-    OwnDataError,
-    check_manifest_source,
-    dataset_entries,
-    dataset_rows,
-    is_own,
-    own_data_files,
-    own_data_path,
-    plan,
-)
+from ingestbench.datasets import dataset_entries, of_entry, plan
+from ingestbench.disk import check_needs, workflow_needs
+from ingestbench.errors import UserError
 from ingestbench.rule_inputs import code_digest
 from ingestbench.server.certificate import UNVERIFIED
 from ingestbench.variants import (
-    FORMATS,
     NO_COPY_ROOT,
     NO_COPY_ROOT_PLANNED,
     parse_variant_name,
@@ -35,11 +26,12 @@ RESULTS = config["results_dir"].rstrip("/")
 DATA = config["data_dir"].rstrip("/")
 SCRIPTS = Path(workflow.basedir) / "scripts"
 
-# Every dataset: the config's, and the sorted copy of an own one with `sorted: true`.
+# Every dataset: the config's, and those derived from them (an own one's sorted copy).
 DATASET_CONFIGS = dataset_entries(config)
-# The plan: each dataset's variants (own data: those of its file's format and the ILP text's).
+# Each dataset's kind (ingestbench.datasets), which every helper below asks instead of branching.
+KINDS = {name: of_entry(d) for name, d in DATASET_CONFIGS.items()}
+# The plan: each dataset's variants (those its kind supports).
 VARIANTS = {name: variants for name, (_label, variants) in plan(config).items()}
-OWN_DATASETS = [name for name, d in DATASET_CONFIGS.items() if is_own(d)]
 # A sorted copy's source, by the copy's name.
 SORTED_COPIES = {
     name: d["derived"]["from"]
@@ -63,9 +55,9 @@ if _NOT_HERE:
 if _QDB["mode"] == "external" and _QDB["tls"] and not _QDB["tls_verify"]:
     logger.warning(UNVERIFIED.format(host=_QDB["host"]))
 try:
-    for _name in OWN_DATASETS:
-        check_manifest_source(DATASET_CONFIGS[_name], DATA)
-except OwnDataError as exc:
+    for _name, _kind in KINDS.items():
+        _kind.check_entry(DATASET_CONFIGS[_name], DATA)
+except UserError as exc:
     raise WorkflowError(str(exc)) from None
 
 
@@ -79,15 +71,23 @@ def dataset_config(name):
     return DATASET_CONFIGS[name]
 
 
+def datasets_made_by(rule):
+    """The datasets whose files the data rule `rule` writes ("generate", "describe")."""
+    return [name for name, kind in KINDS.items() if kind.data_rule == rule]
+
+
 def dataset_formats(name):
-    """Files the dataset is generated as: Parquet always (validation reads it), and the formats
-    its variants read. The ILP text is big (disk.FILE_BYTES_PER_ROW), so only for datasets that
-    send it.
+    """The formats the dataset's data rule writes, as its kind needs them for its variants. A
+    TSBS dataset's Parquet always (validation reads it) and the formats its variants read; an own
+    dataset's ILP text only. The ILP text is big (disk.FILE_BYTES_PER_ROW), so only for datasets
+    that send it.
     """
-    if name in OWN_DATASETS:  # only the ILP text is made from the user's file
-        return ["ilp"] if any(v.format == "ilp" for v in VARIANTS.get(name, [])) else []
-    needed = {"parquet"} | {v.format for v in VARIANTS.get(name, [])}
-    return [fmt for fmt in FORMATS if fmt in needed]
+    return KINDS[name].formats(VARIANTS.get(name, []))
+
+
+def dataset_sources(name):
+    """The files a dataset's data rule reads (the user's file; none for generated data)."""
+    return KINDS[name].source_files(DATASET_CONFIGS[name])
 
 
 def dataset_path(name, fmt):
@@ -97,37 +97,26 @@ def dataset_path(name, fmt):
 def data_input(name, fmt):
     """The file an ingestion of format `fmt` reads: an own dataset's is the user's file where it
     is (its ILP text excepted), a TSBS dataset's the generated one."""
-    if name in OWN_DATASETS and fmt != "ilp":
-        return own_data_path(DATASET_CONFIGS[name])
-    return dataset_path(name, fmt)
+    return KINDS[name].data_input(DATASET_CONFIGS[name], fmt, dataset_path(name, fmt))
 
 
 def validation_source(name):
     """What DuckDB reads the expected rows from: the user's file, or the generated Parquet."""
-    if name in OWN_DATASETS:
-        return own_data_path(DATASET_CONFIGS[name])
-    return dataset_path(name, "parquet")
+    parquet = dataset_path(name, "parquet")
+    return KINDS[name].validation_source(DATASET_CONFIGS[name], parquet)
 
 
 def dataset_file(name, fmt):
     """A dataset's file in one format; an iot dataset's Parquet and CSV are directories of one
     file per table (its ILP text is one file for both tables)."""
-    iot = DATASET_CONFIGS[name].get("use_case") == "iot"
     path = dataset_path(name, fmt)
-    return directory(path) if iot and fmt != "ilp" else path
+    return directory(path) if KINDS[name].file_is_directory(fmt) else path
 
 
 def profile_sources():
     """Where each dataset's profile is: an own dataset's manifest (its describe pass), a TSBS
     dataset's expected aggregates (the pass that reads its Parquet)."""
-    return [
-        (
-            f"{DATA}/{name}.manifest.json"
-            if name in OWN_DATASETS
-            else f"{RESULTS}/expected/{name}.json"
-        )
-        for name in VARIANTS
-    ]
+    return [KINDS[name].profile_source(name, DATA, RESULTS) for name in VARIANTS]
 
 
 def derived_inputs(name):
@@ -193,7 +182,9 @@ def check_disk_space():
     """Raise DiskSpaceError (one sentence) if the datasets still to generate, and the data of
     one ingestion job of the largest dataset still to ingest, do not fit the free space.
     """
-    rows = {name: dataset_rows(d, name) for name, d in DATASET_CONFIGS.items()}
+    rows = {
+        name: KINDS[name].rows(d, name, DATA) for name, d in DATASET_CONFIGS.items()
+    }
     to_generate = []
     for name in DATASET_CONFIGS:
         missing = [
@@ -201,11 +192,12 @@ def check_disk_space():
         ]
         to_generate.append((rows[name], missing))
     pending = {(ds, v) for ds, v in run_pairs() if not Path(run_path(ds, v)).exists()}
-    # A sorted copy not yet written: about its source's bytes, and DuckDB's spill as much again.
+    # A derived dataset not yet written (a sorted copy: about its source's bytes, and DuckDB's
+    # spill as much again).
     copies = [
-        sorted_copy_bytes(own_data_files(DATASET_CONFIGS[source]))
-        for name, source in SORTED_COPIES.items()
-        if not Path(own_data_path(DATASET_CONFIGS[name])).exists()
+        nbytes
+        for name, d in DATASET_CONFIGS.items()
+        if (nbytes := KINDS[name].derived_bytes(d))
     ]
     check_needs(
         workflow_needs(

@@ -1,9 +1,11 @@
-# Data stage: each seeded TSBS dataset (cpu, or iot's two tables), as Parquet plus the formats
-# its variants read (dataset_formats), and its manifest, in the shared data folder. One rule per
-# dataset, because a rule's outputs cannot depend on a wildcard's value and the big ILP text must
-# exist only where it is sent.
-
-for _name in (n for n in DATASET_CONFIGS if n not in OWN_DATASETS):
+# Data stage: each dataset's files and manifest, in the shared data folder, written by the rule
+# its kind names (ingestbench.datasets: `data_rule`). One rule per dataset, because a rule's
+# outputs cannot depend on a wildcard's value and the big ILP text must exist only where it is
+# sent.
+#
+# Generated (TSBS: cpu, or iot's two tables): seeded, as Parquet plus the formats its variants
+# read (dataset_formats).
+for _name in datasets_made_by("generate"):
 
     rule:
         name:
@@ -31,16 +33,17 @@ for _name in (n for n in DATASET_CONFIGS if n not in OWN_DATASETS):
             "../scripts/generate.py"
 
 
-# Own data (ingestbench.own): the user's file is described, hashed into its manifest and, where a
-# variant sends it, written once as ILP text; never copied. A changed file reruns its jobs.
-for _name in OWN_DATASETS:
+# Described (own data, ingestbench.own): the user's file is described, hashed into its manifest
+# and, where a variant sends it, written once as ILP text; never copied. A changed file reruns
+# its jobs.
+for _name in datasets_made_by("describe"):
 
     rule:
         name:
             f"describe_{_name.replace('-', '_')}"
         input:
             **derived_inputs(_name),
-            data=own_data_files(dataset_config(_name)),
+            data=dataset_sources(_name),
             # A sorted copy: its source's table (symbols, timestamp) and the sort's record.
         output:
             **{fmt: dataset_file(_name, fmt) for fmt in dataset_formats(_name)},
@@ -70,12 +73,12 @@ for _name, _source in SORTED_COPIES.items():
         name:
             f"sort_{_name.replace('-', '_')}"
         input:
-            data=own_data_files(dataset_config(_source)),
+            data=dataset_sources(_source),
             manifest=f"{DATA}/{_source}.manifest.json",
         output:
             # First: the job's record of its settings is kept beside its first output.
             record=f"{DATA}/{_name}.sort.json",
-            data=own_data_path(dataset_config(_name)),
+            data=validation_source(_name),  # the copy, which its validation reads
         log:
             f"{RESULTS}/logs/sort/{_name}.log",
         group:

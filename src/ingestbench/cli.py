@@ -5,7 +5,7 @@ sets ``func`` to the handler; the handler returns the exit code. Heavy imports (
 happen inside the handlers, so ``ingestbench --help`` stays fast.
 
 May import: errors, schema, config, variants, disk, tsbs, server, results, ingest, publish,
-rule_inputs, own (a user's table by hand).
+rule_inputs, datasets (the plan), own (a user's table by hand).
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def add_variants_parser(subparsers: argparse._SubParsersAction) -> argparse.Argu
 
 def run_variants(args: argparse.Namespace) -> int:
     from ingestbench.config import load_config
-    from ingestbench.own.dataset import plan
+    from ingestbench.datasets import plan
 
     for name, (label, variants) in plan(load_config(args.config)).items():
         print(f"{name} ({label}): {len(variants)} variants")

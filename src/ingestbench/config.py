@@ -268,7 +268,7 @@ class GuardSettings:
 @dataclass(frozen=True)
 class Settings:
     """What an ingestion runs under: built from its job's config (`job_config`), or from a whole
-    validated config by hand; the datasets and variants are the plan's (own.dataset.plan)."""
+    validated config by hand; the datasets and variants are the plan's (datasets.plan)."""
 
     repeats: int
     rows_cap: int | None

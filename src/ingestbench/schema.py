@@ -29,8 +29,9 @@ def load_schema(path: Path = SCHEMA_PATH) -> dict[str, Any]:
     return yaml.load(Path(path).read_text(), Loader=_LOADER)  # noqa: S506 (a safe loader)
 
 
-#: Where the schema defines a TSBS `datasets[]` entry (an own dataset's is `own_dataset`).
+#: Where the schema defines a TSBS `datasets[]` entry and an own dataset's.
 TSBS_DATASET = "tsbs_dataset"
+OWN_DATASET = "own_dataset"
 
 
 def dataset_schema() -> dict[str, Any]:
@@ -40,6 +41,12 @@ def dataset_schema() -> dict[str, Any]:
     entry = copy.deepcopy(schema["$defs"][TSBS_DATASET])
     entry["required"] = [k for k in entry["required"] if k != "label"]
     return {**entry, "$defs": schema.get("$defs", {})}
+
+
+def own_dataset_schema() -> dict[str, Any]:
+    """The schema of one own `datasets[]` entry, its defaults filled in by `first_error`."""
+    schema = load_schema()
+    return {**copy.deepcopy(schema["$defs"][OWN_DATASET]), "$defs": schema.get("$defs", {})}
 
 
 def questdb_defaults() -> dict[str, Any]:

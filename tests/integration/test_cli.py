@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from ingestbench.config import load_config
-from ingestbench.own.dataset import plan
+from ingestbench.datasets import plan
 from tests.helpers import REPO
 
 

@@ -12,7 +12,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from ingestbench.own.dataset import OwnDataError, OwnDataset, dataset_name, own_variants
+from ingestbench.datasets import dataset_name
+from ingestbench.own.dataset import OwnDataError, OwnDataset, own_variants
 from ingestbench.own.describe import describe
 from ingestbench.own.example import trades, write_example
 from ingestbench.own.manifest import hash_files, own_manifest

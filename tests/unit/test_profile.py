@@ -9,9 +9,10 @@ import duckdb
 import pandas as pd
 import pytest
 
+from ingestbench.datasets import dataset_entries, plan
 from ingestbench.disk import sorted_copy_bytes, workflow_needs
 from ingestbench.duckdb_sql import sql_str
-from ingestbench.own.dataset import OwnDataset, dataset_entries, plan
+from ingestbench.own.dataset import OwnDataset
 from ingestbench.own.example import write_example
 from ingestbench.own.flights import write_flights
 from ingestbench.own.manifest import own_manifest, spec_of

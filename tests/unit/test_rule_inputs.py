@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from ingestbench.config import QuestDBSettings, Settings, job_config, load_config
-from ingestbench.own.dataset import plan
+from ingestbench.datasets import plan
 from ingestbench.rule_inputs import (
     PACKAGE_DIR,
     chart_settings,

@@ -334,15 +334,15 @@ def test_the_summary_refuses_a_run_file_of_other_settings(tmp_path):
 
 def _unsupported_run(root: Path, variant: str, reason: str) -> Path:
     """A run file as the ingest job writes it for a method that cannot load an own table."""
-    from ingestbench.ingest.job import IngestFiles
-    from ingestbench.own.job import own_summary, write_unsupported
+    from ingestbench.datasets import of_manifest
+    from ingestbench.ingest.job import IngestFiles, write_unsupported
     from ingestbench.variants import parse_variant_name
 
     manifest = {"name": "own-mine", "rows": 500, "label": "mine", "columns": 4, "bytes": 9_000,
-                "sha256": "0" * 64, "table": {"table": "mine"}}  # fmt: skip
+                "sha256": "0" * 64, "table": {"table": "mine"}, "own": True}  # fmt: skip
     run = root / "runs" / "own-mine" / f"{variant}.json"
     write_unsupported(IngestFiles(Path("x"), Path("m"), run), parse_variant_name(variant),
-                      own_summary(manifest), reason)  # fmt: skip
+                      of_manifest(manifest).run_summary(manifest), reason)  # fmt: skip
     return run
 
 

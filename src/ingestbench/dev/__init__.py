@@ -7,5 +7,5 @@
 - `workflow_copy`: a runnable copy of the workflow in another directory (tests, benchmarks).
 
 May import: config (the README's config hash), schema (the configuration reference), variants
-(the method table), own (the plan: each dataset's variants), files.
+(the method table), datasets (the plan: each dataset's variants), files.
 """

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ingestbench import CHECKOUT
 from ingestbench.config import load_config
-from ingestbench.own.dataset import plan
+from ingestbench.datasets import plan
 from ingestbench.variants import METHOD_NAMES
 
 METHODS_DOC = CHECKOUT / "docs" / "methods.md"

@@ -6,11 +6,12 @@ repeats and the job.
 - `methods/`: one class per ingestion method (row loops, `dataframe()`, threads, processes,
   batches, vectorized, ILP text, server-side imports), on the frames; `timing` (the clock) and
   `workers` (watching worker processes) serve them.
-- `parts` (the tables a job fills, as each kind of dataset gives them), `runner` (the repeats of
-  one variant), `warmup` (the untimed warm-up), `dedup` (the replay check), `contention`, and
-  `job` (one ingestion job of the workflow: a server, the repeats, the run file, each table's
-  aggregates and export).
+- `parts` (the tables a job fills, as the dataset's kind gives them: ingestbench.datasets),
+  `runner` (the repeats of one variant), `warmup` (the untimed warm-up), `dedup` (the replay
+  check), `contention`, and `job` (one ingestion job of the workflow: a server, the repeats, the
+  run file, which it alone writes, each table's aggregates and export).
 
 May import: errors, files, config, variants, environment, arrow, tsbs, server, results.records,
-validate (the job's export) and own (a user's table: its spec, reader and methods).
+validate (the job's export), datasets (the dataset's kind) and own.rejected (naming the first row
+a server's CSV import rejected).
 """

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ingestbench.config import Settings
+from ingestbench.datasets import DatasetKind, of_manifest
 from ingestbench.environment import host_info
 from ingestbench.files import load_json, space_for, write_json_atomic
 from ingestbench.ingest.contention import Contention
 from ingestbench.results.records import SCHEMA_VERSION, RunFile, write_run
 from ingestbench.server.configured import questdb_server
 from ingestbench.server.process import QuestDB
-from ingestbench.tsbs.columns import table_files
 from ingestbench.variants import Variant, server_unsupported
 
 if TYPE_CHECKING:
@@ -44,21 +44,6 @@ class IngestFiles:
     export: Path | None = None  # a directory of each table's export as Parquet, for validation
 
 
-def dataset_summary(manifest: dict[str, Any]) -> dict[str, Any]:
-    if manifest.get("own"):
-        from ingestbench.own.job import own_summary
-
-        return own_summary(manifest)
-    p = manifest["params"]
-    summary = {"name": manifest["name"], "rows": manifest["rows"], "scale": p["scale"],
-               "epochs": p["epochs"], "seed": p["seed"], "field_type": p["field_type"],
-               "out_of_order_lag_s": p.get("out_of_order_lag_s"),
-               "dedup": bool(p.get("dedup", False))}  # fmt: skip
-    if p.get("use_case", "cpu") != "cpu":  # absent for cpu: run files before it stay the same
-        summary["use_case"] = p["use_case"]
-    return summary
-
-
 def ingest_job(
     settings: Settings,
     variant: Variant,
@@ -73,15 +58,14 @@ def ingest_job(
     `recorded_settings` (ingestbench.rule_inputs.ingest_settings) go into the run file: what
     it ran under, which the summary checks against the config."""
     manifest = load_json(files.manifest, "dataset manifest")
+    kind = of_manifest(manifest)
     qdb_settings = settings.questdb
     reason = server_unsupported(variant.method, qdb_settings.mode, qdb_settings.copy_root)
-    if reason is None and manifest.get("own"):
-        reason = _own_unsupported(variant, manifest)
+    if reason is None:
+        reason = kind.unsupported(variant, manifest)
     if reason is not None:  # decided before any server starts
         log.info("%s cannot run here: %s", variant.name, reason)
-        from ingestbench.own.job import write_unsupported
-
-        return write_unsupported(files, variant, dataset_summary(manifest), reason)
+        return write_unsupported(files, variant, kind.run_summary(manifest), reason)
     contention = Contention().look()  # before this job's own server exists
     if settings.guards.exclusive:
         contention.refuse_if_busy()
@@ -92,13 +76,11 @@ def ingest_job(
         try:
             doc = _measure(qdb, settings, variant, files, manifest, contention)
         except Exception as exc:
-            reason = _refusal(manifest, exc)
+            reason = _refusal(kind, exc)
             if reason is None:
                 raise
             log.info("%s could not load this table: %s", variant.name, reason)
-            from ingestbench.own.job import write_unsupported
-
-            return write_unsupported(files, variant, dataset_summary(manifest), reason)
+            return write_unsupported(files, variant, kind.run_summary(manifest), reason)
     doc["contention"] = contention.to_dict()
     if contention.contended:
         log.warning("%s shared the machine with other work during its repeats (%s); its run "
@@ -109,21 +91,32 @@ def ingest_job(
     return write_run(files.run, doc)  # last: a run file exists only for a finished job
 
 
-def _own_unsupported(variant: Variant, manifest: dict[str, Any]) -> str | None:
-    from ingestbench.own.job import own_spec
-    from ingestbench.own.methods import unsupported_reason
+def write_unsupported(
+    files: IngestFiles, variant: Variant, dataset: dict[str, Any], reason: str
+) -> RunFile:
+    """The outputs of a job whose method cannot load this table (or cannot run against the
+    configured server), as the ingest rule promises them: a run file without repeats that says
+    why, an aggregates file saying the same, an empty export; the validation then records the
+    reason instead of checks, and the summary lists the variant apart. `dataset`: as its run
+    files name it."""
+    doc = {"schema_version": SCHEMA_VERSION, "dataset": dataset,
+           "variant": variant.to_dict(), "rows": 0, "repeats": [],
+           "unsupported": reason}  # fmt: skip
+    if files.actual:
+        write_json_atomic(files.actual, {"schema_version": SCHEMA_VERSION, "unsupported": reason})
+    if files.export:
+        Path(files.export).mkdir(parents=True, exist_ok=True)
+    return write_run(files.run, doc)
 
-    return unsupported_reason(variant, own_spec(manifest), manifest)
 
-
-def _refusal(manifest: dict[str, Any], exc: Exception) -> str | None:
-    """A path the server does not offer makes the variant unsupported on any data; on own data,
-    so does a value the path cannot carry."""
+def _refusal(kind: DatasetKind, exc: Exception) -> str | None:
+    """A path the server does not offer makes the variant unsupported on any data; on data of a
+    kind that says so (the user's), so does a value the path cannot carry."""
     from ingestbench.ingest.methods import Unsupported
 
     if isinstance(exc, Unsupported):
         return str(exc)
-    if not manifest.get("own"):
+    if not kind.refusal_is_unsupported():
         return None
     return unsupported_from_error(exc)
 
@@ -169,16 +162,13 @@ def _measure(
     from ingestbench.server.deadline import default_limit_s
     from ingestbench.validate import export_tables, questdb_aggregates
 
-    dataset = dataset_summary(manifest)
+    kind = of_manifest(manifest)
+    dataset = kind.run_summary(manifest)
     parts = job_parts(variant, manifest, Path(files.data), settings.table, settings.rows_cap)
-    protocol = settings.ilp_protocol_version
-    if manifest.get("own"):  # a table with decimals goes over the version that carries them
-        from ingestbench.own.methods import protocol_for
-
-        protocol = protocol_for(parts[0].spec, protocol)
+    protocol = kind.ilp_protocol(parts[0].spec, settings.ilp_protocol_version)
     job = Job(qdb, variant, Path(files.data), parts, protocol, dedup=dataset["dedup"])
     deadline_s = settings.guards.repeat_deadline_s or default_limit_s(job.rows)
-    source = functools.partial(source_checks_of, job, files, dataset)
+    source = functools.partial(source_checks_of, kind, job, files, dataset)
     guards = RepeatGuards(source, settings.validation.rel_tolerance, deadline_s, contention)
     doc = run_variant(job, dataset, settings.repeats, settings.warmup_rows, guards=guards)
     if job.dedup:  # every dataset has its Parquet beside the manifest
@@ -199,27 +189,21 @@ def _measure(
     return doc
 
 
-def source_checks_of(job: Job, files: IngestFiles, dataset: dict[str, Any]) -> dict[str, Any]:
-    """Each table's checks (validate.repeat_checks), by DuckDB over the dataset's Parquet beside
-    its manifest, else over the job's own file when that is CSV or Parquet; of the rows the job
-    ingests (a capped row loop ingests the first rows in file order)."""
-    from ingestbench.validate.repeat_checks import source_checks
+def source_checks_of(
+    kind: DatasetKind, job: Job, files: IngestFiles, dataset: dict[str, Any]
+) -> dict[str, Any]:
+    """Each table's checks (validate.repeat_checks), by DuckDB over the source the kind names
+    (a TSBS dataset's Parquet beside its manifest, else the job's own file when that is CSV or
+    Parquet; the user's file); of the rows the job ingests (a capped row loop ingests the first
+    rows in file order)."""
+    from ingestbench.validate.repeat_checks import table_source_checks
 
-    if dataset.get("own"):  # a user's columns, over the file where it is
-        from ingestbench.validate.own_checks import own_source_checks
-
-        whole = dataset["rows"]  # a capped row loop is checked on the file's first rows
-        return {p.spec.table: own_source_checks(p.spec, None if p.rows == whole else p.rows)
-                for p in job.tables}  # fmt: skip
-    parquet = Path(files.manifest).with_name(f"{dataset['name']}.parquet")
-    source = parquet if parquet.exists() else Path(files.data)
-    if source.suffix not in (".parquet", ".csv"):
-        log.warning("no Parquet or CSV of %s beside %s: its repeats are checked by their row "
-                    "count only", dataset["name"], files.manifest)  # fmt: skip
+    source = kind.check_source(Path(files.manifest), Path(files.data), dataset)
+    if source is None:  # the kind said why
         return {}
     # each table's file is named by the dataset's table, not by its name on the server
     named = tuple(dataclasses.replace(p.spec, table=p.dataset_table) for p in job.tables)
-    checks = {}
-    for part, path in zip(job.tables, table_files(source, named), strict=True):
-        checks[part.spec.table] = source_checks(path, part.spec, part.rows)
-    return checks
+    whole = dataset["rows"]
+    paths = kind.table_files(source, named)
+    return {part.spec.table: table_source_checks(path, part.spec, part.rows, part.rows == whole)
+            for part, path in zip(job.tables, paths, strict=True)}  # fmt: skip

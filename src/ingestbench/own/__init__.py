@@ -2,6 +2,9 @@
 by one type mapping, hashed into its manifest, loaded by every method that applies and validated
 row for row like TSBS data (docs/own-data.md).
 
-May import: errors, files, tsbs, variants, results.records and results.profile (the profile's
-shape), arrow (the readers' Arrow helpers), duckdb_sql (the file's counts).
+Its kind (what the stages ask of an own dataset) is ingestbench.datasets.own; nothing here knows
+the stages.
+
+May import: errors, files, schema (an entry's defaults), tsbs, variants, results.profile (the
+profile's shape), arrow (the readers' Arrow helpers), duckdb_sql (the file's counts).
 """

@@ -1,6 +1,7 @@
 """A dataset entry that names the user's own file: checked, named and parsed from the config.
 
-Light on purpose (the standard library only): the Snakefile imports it to name every dataset.
+Light on purpose (the standard library, and the schema for an entry's defaults): the Snakefile
+imports it to name every dataset.
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ from ingestbench.errors import UserError
 
 #: Every own dataset's name starts so (the TSBS ones start with their use case).
 PREFIX = "own"
-#: What to do with a column QuestDB cannot take: refuse the dataset, or leave the column out.
-UNSUPPORTED_CHOICES = ("refuse", "skip")
 FORMATS = ("parquet", "csv")
 _SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "csv"}
 
@@ -84,29 +83,38 @@ class OwnDataset:
 
     @classmethod
     def from_config(cls, d: dict[str, Any]) -> OwnDataset:
-        csv = d.get("csv") or {}
-        nulls = csv.get("null_values", [""])
-        choice = d.get("unsupported_columns", "refuse")
-        if choice not in UNSUPPORTED_CHOICES:
+        """From a `datasets[]` entry with a `path`, checked against the schema, which fills in
+        its defaults (of its `csv` block too, set or not)."""
+        from ingestbench.schema import first_error, own_dataset_schema
+
+        # `derived` is the workflow's own key of a sorted copy, never the user's.
+        entry = {k: v for k, v in d.items() if k != "derived"}
+        entry["csv"] = dict(entry.get("csv") or {})
+        if "path" in entry:
+            entry["path"] = str(entry["path"])
+        error = first_error(entry, own_dataset_schema())
+        if error is not None:
+            where, message = error
+            fix = "fix the datasets[] entry" if where == "(top level)" else (
+                f"set datasets[].{where}")  # fmt: skip
             raise OwnDataError(
-                f"dataset {d.get('label')!r}: unsupported_columns must be refuse or skip "
-                f"(got {choice!r})."
+                f"invalid dataset {d.get('label')!r} at '{where}': {message}; {fix} as "
+                f"schemas/config.schema.yaml allows."
             )
-        symbols = d.get("symbols")
-        path = Path(str(d["path"]))
+        csv, symbols, path = entry["csv"], entry.get("symbols"), Path(entry["path"])
         return cls(
-            label=str(d["label"]),
+            label=entry["label"],
             path=path,
-            timestamp=d.get("timestamp"),
-            table=d.get("table"),
+            timestamp=entry.get("timestamp"),
+            table=entry.get("table"),
             symbols=None if symbols is None else tuple(symbols),
             csv=CsvOptions(
                 delimiter=csv.get("delimiter") or default_delimiter(path),
-                null_values=tuple([nulls] if isinstance(nulls, str) else nulls),
+                null_values=tuple(csv["null_values"]),
                 timestamp_format=csv.get("timestamp_format"),
             ),
-            unsupported_columns=choice,
-            partition_by=d.get("partition_by"),
+            unsupported_columns=entry["unsupported_columns"],
+            partition_by=entry.get("partition_by"),
             derived_from=(d.get("derived") or {}).get("from"),
         )
 
@@ -119,20 +127,6 @@ def default_delimiter(path: Path) -> str:
 def is_own(d: dict[str, Any]) -> bool:
     """Whether a `datasets[]` entry names the user's file (rather than TSBS parameters)."""
     return isinstance(d, dict) and "path" in d
-
-
-def dataset_name(d: dict[str, Any]) -> str:
-    """The name of any `datasets[]` entry: own data by its label, TSBS data by its parameters."""
-    if is_own(d):
-        return OwnDataset.from_config(d).name
-    from ingestbench.tsbs.params import DatasetParams
-
-    return DatasetParams.from_config(d).name
-
-
-#: The dataset wildcard: a use case's or own data's prefix, then dash-separated words.
-def dataset_pattern(use_cases: tuple[str, ...]) -> str:
-    return f"({'|'.join((*use_cases, PREFIX))})-[A-Za-z0-9-]+"
 
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -170,8 +164,6 @@ SAME_LABEL_OTHER_FILE = (
 def check_manifest_source(d: dict[str, Any], data_dir: str) -> None:
     """Refuse an own dataset whose manifest in `data_dir` describes another file: the same name
     must be the same data."""
-    if not is_own(d):
-        return
     import json
 
     dataset = OwnDataset.from_config(d)
@@ -205,38 +197,9 @@ def sorted_copy(d: dict[str, Any], data_dir: str) -> dict[str, Any]:
             "derived": {"from": source.name, "source": d}}  # fmt: skip
 
 
-def dataset_entries(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """{dataset name: entry} of every dataset a validated config runs: its own entries, then
-    the sorted copy of each own one with `sorted: true`, named after it."""
-    out = {}
-    for d in config["datasets"]:
-        out[dataset_name(d)] = d
-        if is_own(d) and d.get("sorted"):
-            copy = sorted_copy(d, config["data_dir"])
-            out[dataset_name(copy)] = copy
-    return out
-
-
-def plan(config: dict[str, Any]) -> dict[str, tuple[str, list]]:
-    """The one plan of a validated config: {dataset name: (its label, the variants it runs)},
-    what the Snakefile runs, `ingestbench variants` lists and docs/methods.md counts. A sorted
-    copy runs its source's variants, under its source's label."""
-    from ingestbench.variants import variants_by_dataset
-
-    entries = {d["label"]: d for d in config["datasets"]}
-    by_label = variants_by_dataset(config, list(entries))
-    out = {}
-    for name, d in dataset_entries(config).items():
-        label = (d.get("derived") or {}).get("source", d)["label"]
-        out[name] = (label, own_variants(d, by_label[label]))
-    return out
-
-
 def own_variants(d: dict[str, Any], variants: list) -> list:
     """The variants an own dataset runs: those reading its file's format, and the ILP text's
     (a csv variant of a Parquet file would need a copy of the file the workflow never makes)."""
-    if not is_own(d):
-        return variants
     try:
         fmt = OwnDataset.from_config(d).format
     except OwnDataError:  # its describe rule says why, in one sentence, before any ingestion
@@ -249,20 +212,15 @@ def own_variants(d: dict[str, Any], variants: list) -> list:
 OWN_BYTES_PER_ROW_GUESS = 20
 
 
-def dataset_rows(d: dict[str, Any], name: str, data_dir: str = "results/data") -> int:
-    """The rows of a dataset: TSBS's from its parameters; own data's from its manifest, or
-    guessed from its bytes before there is one."""
-    if not is_own(d):
-        from ingestbench.tsbs.params import DatasetParams
-
-        return DatasetParams.from_config(d).rows
+def own_rows(d: dict[str, Any], name: str, data_dir: str) -> int:
+    """An own dataset's rows: its manifest's, or guessed from its bytes before there is one."""
     manifest = Path(data_dir) / f"{name}.manifest.json"
     if manifest.exists():
         import json
 
         return int(json.loads(manifest.read_text()).get("rows", 0))
     if d.get("derived"):  # a sorted copy not yet written: its source's rows
-        return dataset_rows(d["derived"]["source"], d["derived"]["from"], data_dir)
+        return own_rows(d["derived"]["source"], d["derived"]["from"], data_dir)
     path = Path(str(d["path"]))
     files = path.rglob("*") if path.is_dir() else [path]
     size = sum(f.stat().st_size for f in files if f.is_file())

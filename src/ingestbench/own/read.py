@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ingestbench.arrow import from_arrow, rechunk
-from ingestbench.own.dataset import CsvOptions
+from ingestbench.own.dataset import CsvOptions, OwnDataError
 from ingestbench.own.spec import OwnTableSpec
 from ingestbench.own.types import arrow_type
 
@@ -148,3 +148,36 @@ def _empty_schema(spec: OwnTableSpec) -> pa.Schema:
 
 def as_library(table: pa.Table, library: str) -> Any:
     return from_arrow(table, library)
+
+
+class OwnFrames:
+    """The table's rows as dataframes, read from the user's file where it is: the frame source
+    of an own table (ingestbench.datasets), which the readers of ingestbench.ingest.frames use."""
+
+    def __init__(self, spec: OwnTableSpec) -> None:
+        self.spec = spec
+
+    def iter(self, library: str, chunk_rows: int, rows: int) -> Iterator[Any]:
+        done = 0
+        try:
+            for table in iter_tables(self.spec, chunk_rows, rows):
+                done += table.num_rows
+                yield as_library(table, library)
+        except Exception as exc:  # pyarrow raises many types for a bad file
+            raise self._unreadable(exc) from exc
+        if done < rows:
+            raise self._unreadable(EOFError(f"it ends after {done} of {rows} rows"))
+
+    def read(self, library: str, offset: int, length: int | None) -> Any:
+        rows = offset + length if length is not None else 1 << 62
+        try:
+            return as_library(read_range(self.spec, offset, length, rows), library)
+        except Exception as exc:
+            raise self._unreadable(exc) from exc
+
+    def _unreadable(self, exc: Exception) -> OwnDataError:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        return OwnDataError(
+            f"cannot read {self.spec.source.path} ({first}); the file changed or broke since its "
+            f"manifest was written: rerun, so that the dataset is described again."
+        )

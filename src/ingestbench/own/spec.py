@@ -104,7 +104,3 @@ class OwnTableSpec(TableSpec):
             order=tuple(c["name"] for c in cols),
             partition_by=d.get("partition_by", DEFAULT_PARTITION),
         )
-
-
-def is_own_spec(spec: Any) -> bool:
-    return isinstance(spec, OwnTableSpec)

@@ -1,8 +1,8 @@
 """A dataset's profile: what makes its rows cheap or dear to QuestDB, as a plain document.
 
 It is measured where the data is already read (an own file's describe pass, own.profile; a TSBS
-dataset's `expected` pass, validate.profile): rows; per table its columns per QuestDB type, the
-distinct values of each string or symbol column, the rows that arrive behind the running maximum
+dataset's `expected` pass, datasets.tsbs_profile): rows; per table its columns per QuestDB type,
+the distinct values of each string or symbol column, the rows that arrive behind the running maximum
 timestamp (each one makes QuestDB merge into a partition it has written: its out-of-order path)
 with the largest lag, and the partitions touched at the table's unit; bytes per row as Parquet,
 CSV and ILP (the file's own size where it exists, else an estimate, named so). A sorted copy's

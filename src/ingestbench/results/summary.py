@@ -82,8 +82,9 @@ def summarize(
     df = add_ceiling_fraction(df)
     # Another QuestDB or another job ran on the machine during the repeats (ingest.contention).
     df["contended"] = [bool((r.extra.get("contention") or {}).get("contended")) for r in records]
-    if any(r.dataset.extra.get("own") for r in records):  # own data: what its name stands for
-        for key in OWN_DATASET_KEYS:
+    # A dataset whose name stands for something (the user's file): what, in columns of its own.
+    if any(key in r.dataset.extra for r in records for key in DESCRIBED_KEYS):
+        for key in DESCRIBED_KEYS:
             df[f"dataset_{key}"] = [r.dataset.extra.get(key) for r in records]
     df["hosts"], df["mixed_machines"] = host_columns([r.to_dict() for r in records])
     if unsupported:  # the columns only then: a summary without such runs stays as it was
@@ -112,15 +113,17 @@ def summarize(
     return df.reset_index(drop=True)
 
 
-#: What a run file says of an own dataset besides its name and rows (ingestbench.own.job).
-OWN_DATASET_KEYS = ("label", "columns", "bytes")
+#: What a run file's dataset may say of itself besides its name and rows (its kind's run
+#: summary, ingestbench.datasets: an own dataset's label, columns and bytes), shown as
+#: `dataset_<key>` columns when any run says it.
+DESCRIBED_KEYS = ("label", "columns", "bytes")
 
 
 def unsupported_row(record: RunFile) -> dict[str, Any]:
     """The summary row of a run whose method cannot load its table: which run it is, its
     dataset, and the reason; no figures (nothing was measured)."""
     row = SummaryRow.from_run(record).to_dict()
-    row |= {f"dataset_{key}": record.dataset.extra.get(key) for key in OWN_DATASET_KEYS}
+    row |= {f"dataset_{key}": record.dataset.extra.get(key) for key in DESCRIBED_KEYS}
     return row | {"contended": False, STATUS: UNSUPPORTED, "reason": record.extra["unsupported"]}
 
 

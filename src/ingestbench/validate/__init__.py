@@ -1,6 +1,7 @@
 """Prove what landed: DuckDB over the source against SQL over QuestDB and its export, row for row.
 
-Three steps, used by three jobs, each in its own module:
+Each source is read as its dataset's kind says (ingestbench.datasets: its DuckDB relation, its
+tables, its check family, its profile). Three steps, used by three jobs, each in its own module:
 
 - `aggregates`: `expected_aggregates` (rule `expected`, DuckDB over the dataset's Parquet or its
   first N rows in file order) and `questdb_aggregates` (the ingest job, after its last repeat, by
@@ -8,8 +9,7 @@ Three steps, used by three jobs, each in its own module:
   distinct values per tag.
 - `repeat_checks`: every repeat's table against its source, cheaply (counts per first tag, sums,
   minima and maxima), by one SQL query after each repeat (the ingest job); `own_checks` holds
-  those of an own table (per column as its kind allows).
-- `profile`: a TSBS dataset's profile (rule `expected`; an own dataset's is its manifest's).
+  the "columns" family of checks (per column as its kind allows), which own tables get.
 - `export`: `export_table`, the whole table as Parquet through `/exp`; `export_tables`, a
   job's tables, all or none (the ingest job).
 - `runs` and `rows` (rule `validate`): `validate_run` compares the two aggregate sets check by
@@ -20,8 +20,8 @@ What they share (DuckDB connections, quoting, and timestamps as epoch microsecon
 strings with microsecond precision when shown) is in ingestbench.duckdb_sql, which a user's own
 file's counts use too.
 
-May import: errors, files, tsbs, server, results.records and results.profile, duckdb_sql, disk
-(a TSBS format's estimated size), own.spec and own.kinds (a user's table).
+May import: errors, files, tsbs, server, results.records, duckdb_sql, datasets (each source as
+its kind reads it), own.spec and own.kinds (the "columns" checks of a user's table).
 """
 
 from ingestbench.duckdb_sql import export_relation, iso_us

@@ -15,6 +15,7 @@ from typing import Any
 
 import duckdb
 
+from ingestbench.datasets import of_manifest, of_spec
 from ingestbench.duckdb_sql import (
     check_name,
     duck,
@@ -23,17 +24,12 @@ from ingestbench.duckdb_sql import (
     is_integer_type,
     iso_us,
     number,
-    own_relation,
-    own_unreadable,
-    source_relation,
-    unreadable,
 )
 from ingestbench.errors import UserError
 from ingestbench.files import write_json_atomic
-from ingestbench.own.spec import is_own_spec
 from ingestbench.results.records import SCHEMA_VERSION
 from ingestbench.server.process import QuestDB
-from ingestbench.tsbs.columns import TableSpec, cpu_spec, table_files, use_case_tables
+from ingestbench.tsbs.columns import TableSpec, cpu_spec
 
 log = logging.getLogger(__name__)
 
@@ -82,16 +78,15 @@ def expected_aggregates(
     DuckDB; the cpu table's by default. A null field is left out of sum, min and max, as QuestDB
     leaves it out (NaN too: QuestDB stores a null DOUBLE as NaN)."""
     parquet, spec = Path(parquet), spec or cpu_spec()
+    kind = of_spec(spec)
     tags, fields, ts = spec.tags, numeric_fields(spec), spec.timestamp
     con = duck(**(limits or {}))
     try:
-        src = own_relation(spec, limit) if is_own_spec(spec) else source_relation(parquet, limit)
+        src = kind.source_relation(spec, parquet, limit)
         con.execute(f"CREATE TEMP VIEW src AS SELECT * FROM {src}")
         types = {name: str(t) for name, t, *_ in con.execute("DESCRIBE src").fetchall()}
     except duckdb.Error as exc:
-        if is_own_spec(spec):
-            raise own_unreadable(spec.source.path, exc) from None
-        raise unreadable(parquet, exc) from None
+        raise kind.unreadable(spec, parquet, exc) from None
     missing = [c for c in spec.columns if c not in types]
     if missing:
         raise UserError(
@@ -166,34 +161,18 @@ def write_expected(
     parquet: Path, output: Path, dataset: str, manifest: dict[str, Any]
 ) -> dict[str, Any]:
     """Rule `expected`: the aggregates of each table of the whole dataset (keyed by table) as
-    results/expected/<dataset>.json; of own data (its `manifest` says so), of the user's file as
-    the table takes it."""
+    results/expected/<dataset>.json, from the source its kind names (the dataset's Parquet, or
+    the user's file as the table takes it), with the profile where the kind takes it here."""
     parquet = Path(parquet)
     log.info("computing the expected aggregates of %s", parquet)
+    kind = of_manifest(manifest)
     data = {"schema_version": SCHEMA_VERSION, "dataset": dataset, "source": str(parquet)}
-    own = manifest["table"] if manifest.get("own") else None
-    use_case = manifest.get("params", {}).get("use_case", "cpu")
-    tables = dataset_tables(parquet, use_case, own)
+    tables = kind.source_tables(parquet, manifest.get("table"))
     data["tables"] = {spec.table: expected_aggregates(path, spec=spec) for spec, path in tables}
-    if own is None:  # an own dataset's profile is its manifest's (the describe pass)
-        from ingestbench.validate.profile import tsbs_profile
-
-        data["profile"] = tsbs_profile(tables, data["tables"], manifest)
+    profile = kind.expected_profile(tables, data["tables"], manifest)
+    if profile is not None:  # else elsewhere (an own dataset's: its manifest's)
+        data["profile"] = profile
     write_json_atomic(output, data)
     rows = sum(agg["row_count"] for agg in data["tables"].values())
     log.info("wrote %s (%d rows)", output, rows)
     return data
-
-
-def dataset_tables(
-    source: Path, use_case: str, own_table: dict[str, Any] | None = None
-) -> list[tuple[TableSpec, Path]]:
-    """Each table of a dataset with the file its rows are read from (`source`: the dataset's
-    Parquet, or the user's file): the user's one table (`own_table`, as its manifest and run files
-    describe it), else the tables of the TSBS use case."""
-    if own_table is not None:
-        from ingestbench.own.spec import OwnTableSpec
-
-        return [(OwnTableSpec.from_dict(own_table), Path(source))]
-    specs = use_case_tables(use_case)
-    return list(zip(specs, table_files(source, specs), strict=True))

@@ -10,19 +10,22 @@ last repeat keeps the row-for-row check of the workflow's validation (validate.r
 The timestamp's sum is taken of microseconds since the source's first timestamp, so it fits a
 LONG per group however long the dataset.
 
-An own table (a user's file: ingestbench.own) has its own checks, per column as its kind allows
-(validate.own_checks); they are compared here the same way.
+Each table gets the check family its dataset's kind names (ingestbench.datasets: `checks`):
+"tsbs", above, or "columns", per column as its kind allows (validate.own_checks, a user's file);
+both are compared here the same way.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
+from ingestbench.datasets import of_spec
 from ingestbench.duckdb_sql import (
     check_name,
     duck,
@@ -33,10 +36,13 @@ from ingestbench.duckdb_sql import (
     unreadable,
 )
 from ingestbench.errors import UserError
-from ingestbench.own.spec import is_own_spec
 from ingestbench.server.process import QuestDB
 from ingestbench.tsbs.columns import TableSpec
-from ingestbench.validate.own_checks import own_differences, own_questdb_checks
+from ingestbench.validate.own_checks import (
+    own_differences,
+    own_questdb_checks,
+    own_source_checks,
+)
 
 #: Differing keys named in a failure (the rest are counted).
 SHOWN_KEYS = 3
@@ -164,6 +170,41 @@ def differences(
     return out
 
 
+@dataclass(frozen=True)
+class CheckFamily:
+    """One way of checking a table: its source's checks (file, spec, rows to check, whether
+    they are all of the source's), the same checks over QuestDB, and what differs at a
+    tolerance."""
+
+    source: Callable[[Path, TableSpec, int, bool], dict[str, Any]]
+    questdb: Callable[[QuestDB, str, TableSpec, dict[str, Any]], dict[str, Any]]
+    differences: Callable[[dict[str, Any], dict[str, Any], TableSpec, float], list[str]]
+
+
+#: The check families, by the name a dataset kind gives (DatasetKind.checks).
+FAMILIES = {
+    "tsbs": CheckFamily(
+        source=lambda path, spec, rows, whole: source_checks(path, spec, rows),
+        questdb=questdb_checks,
+        differences=lambda e, a, spec, tolerance: differences(e, a, tolerance),
+    ),
+    "columns": CheckFamily(  # the file where it is (spec.source); a capped prefix or all of it
+        source=lambda path, spec, rows, whole: own_source_checks(spec, None if whole else rows),
+        questdb=own_questdb_checks,
+        differences=lambda e, a, spec, tolerance: own_differences(e, a, spec, _tolerant(tolerance)),
+    ),
+}
+
+
+def family(spec: TableSpec) -> CheckFamily:
+    return FAMILIES[of_spec(spec).checks]
+
+
+def table_source_checks(path: Path, spec: TableSpec, rows: int, whole: bool) -> dict[str, Any]:
+    """A table's source checks, of its first `rows` rows in file order (`whole`: all it has)."""
+    return family(spec).source(path, spec, rows, whole)
+
+
 def check_repeat(
     qdb: QuestDB,
     parts: Iterable[tuple[str, TableSpec]],
@@ -173,12 +214,9 @@ def check_repeat(
 ) -> None:
     """Raise RepeatCheckFailed naming the first table whose checks differ from its source."""
     for table, spec in parts:
-        if is_own_spec(spec):  # a user's columns: validate.own_checks
-            found = own_questdb_checks(qdb, table, spec, expected[table])
-            differ = own_differences(expected[table], found, spec, _tolerant(rel_tolerance))
-        else:
-            found = questdb_checks(qdb, table, spec, expected[table])
-            differ = differences(expected[table], found, rel_tolerance)
+        checks = family(spec)
+        found = checks.questdb(qdb, table, spec, expected[table])
+        differ = checks.differences(expected[table], found, spec, rel_tolerance)
         if differ:
             others = f" (and {len(differ) - 1} other checks)" if len(differ) > 1 else ""
             raise RepeatCheckFailed(

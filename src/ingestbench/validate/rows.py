@@ -12,6 +12,7 @@ from typing import Any
 
 import duckdb
 
+from ingestbench.datasets import of_spec
 from ingestbench.duckdb_sql import (
     duck,
     epoch_us,
@@ -19,12 +20,9 @@ from ingestbench.duckdb_sql import (
     ident,
     is_integer_type,
     iso_us,
-    own_relation,
-    source_relation,
     unreadable,
 )
 from ingestbench.errors import UserError
-from ingestbench.own.spec import is_own_spec
 from ingestbench.tsbs.columns import TIMESTAMP, TableSpec, cpu_spec
 
 
@@ -87,8 +85,7 @@ def row_level_comparison(
     spec = spec or cpu_spec()
     con = duck(**(limits or {}))
     try:
-        source = (own_relation(spec, limit) if is_own_spec(spec)
-                  else source_relation(source_parquet, limit))  # fmt: skip
+        source = of_spec(spec).source_relation(spec, Path(source_parquet), limit)
         con.execute(f"CREATE TEMP VIEW src_raw AS SELECT * FROM {source}")
         src_types = {n: str(t) for n, t, *_ in con.execute("DESCRIBE src_raw").fetchall()}
         try:

@@ -7,10 +7,11 @@ import math
 from pathlib import Path
 from typing import Any
 
+from ingestbench.datasets import of_run
 from ingestbench.errors import UserError
 from ingestbench.results.records import SCHEMA_VERSION, RunFile, run_from_dict
 from ingestbench.tsbs.columns import TableSpec
-from ingestbench.validate.aggregates import dataset_tables, expected_aggregates, numeric_fields
+from ingestbench.validate.aggregates import expected_aggregates, numeric_fields
 from ingestbench.validate.rows import row_level_comparison
 
 log = logging.getLogger(__name__)
@@ -100,7 +101,8 @@ def validate_run(
     if isinstance(run, dict):
         run = run_from_dict(run)
     extra = run.dataset.extra
-    use_case, own = extra.get("use_case", "cpu"), extra["table"] if extra.get("own") else None
+    described = {"name": run.dataset.name, **extra}  # the run summary as its kind wrote it
+    source_tables = of_run(described).source_tables(Path(dataset_parquet), extra.get("table"))
     sent = run.table_rows
     if sent is None:
         raise UserError(f"the run file of {run.variant.name} on {run.dataset.name} lists no "
@@ -108,7 +110,7 @@ def validate_run(
     several = len(sent) > 1  # each check then names its table ("readings:row_count")
     tables = [(spec, f"{spec.table}:" if several else "", parquet, expected["tables"][spec.table],
                actual["tables"][spec.table], Path(export_parquet) / spec.table, sent[spec.table])
-              for spec, parquet in dataset_tables(dataset_parquet, use_case, own)]  # fmt: skip
+              for spec, parquet in source_tables]  # fmt: skip
     checks: list[dict[str, Any]] = []
     first = {"missing_in_questdb": [], "unexpected_in_questdb": []}
     differing: dict[str, Any] = {"missing": 0, "unexpected": 0}

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ingestbench.arrow import arrow_to_pandas, from_arrow, rechunk
+from ingestbench.datasets import of_spec
 from ingestbench.errors import UserError
-from ingestbench.own.spec import is_own_spec
 from ingestbench.tsbs.columns import TableSpec, cpu_spec
 
 log = logging.getLogger(__name__)
@@ -135,8 +135,9 @@ def read_frame(
     """Rows [offset, offset+length) of the file of table `spec` (cpu by default) as a pandas or
     polars DataFrame."""
     path, spec = Path(path), spec or cpu_spec()
-    if is_own_spec(spec):  # the user's file, read where it is (ingestbench.own.read)
-        return _own_frame(spec, library, offset, length)
+    source = of_spec(spec).frames(spec)
+    if source is not None:  # a kind that reads its source itself (the user's file, where it is)
+        return source.read(library, offset, length)
     _require_file(path)
     try:
         frame = _READERS[(library, fmt)](path, offset, length, spec)
@@ -166,8 +167,9 @@ def iter_frames(
     ends early or breaks mid-stream raises InputError.
     """
     path, spec = Path(path), spec or cpu_spec()
-    if is_own_spec(spec):
-        yield from _own_frames(spec, library, chunk_rows, rows)
+    source = of_spec(spec).frames(spec)
+    if source is not None:
+        yield from source.iter(library, chunk_rows, rows)
         return
     _require_file(path)
     try:
@@ -190,38 +192,6 @@ def iter_frames(
         raise _unreadable(path, exc, fmt) from exc
     if done < rows:
         raise _unreadable(path, EOFError(f"it ends after {done} of {rows} rows"))
-
-
-def _own_unreadable(spec: Any, exc: Exception) -> InputError:
-    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-    return InputError(
-        f"cannot read {spec.source.path} ({first}); the file changed or broke since its "
-        f"manifest was written: rerun, so that the dataset is described again."
-    )
-
-
-def _own_frames(spec: Any, library: str, chunk_rows: int, rows: int) -> Iterator[Any]:
-    from ingestbench.own.read import as_library, iter_tables
-
-    done = 0
-    try:
-        for table in iter_tables(spec, chunk_rows, rows):
-            done += table.num_rows
-            yield as_library(table, library)
-    except Exception as exc:  # pyarrow raises many types for a bad file
-        raise _own_unreadable(spec, exc) from exc
-    if done < rows:
-        raise _own_unreadable(spec, EOFError(f"it ends after {done} of {rows} rows"))
-
-
-def _own_frame(spec: Any, library: str, offset: int, length: int | None) -> Any:
-    from ingestbench.own.read import as_library, read_range
-
-    rows = offset + length if length is not None else 1 << 62
-    try:
-        return as_library(read_range(spec, offset, length, rows), library)
-    except Exception as exc:
-        raise _own_unreadable(spec, exc) from exc
 
 
 def _parquet_batches(path: Path, chunk_rows: int, spec: TableSpec) -> Iterator[Any]:

@@ -14,15 +14,12 @@ from typing import Any
 
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential
 
+from ingestbench.datasets import of_spec
 from ingestbench.ingest.methods.base import Job, Method, SendError, TablePart
 from ingestbench.ingest.timing import Clock
-from ingestbench.own.methods import csv_import_schema, timestamp_pattern
 from ingestbench.own.rejected import first_rejected_row
-from ingestbench.own.spec import is_own_spec
 from ingestbench.server.handle import QuestDBError
 from ingestbench.server.uploads import placed_in, upload_multipart
-
-CSV_TIMESTAMP_PATTERN = "yyyy-MM-ddTHH:mm:ss.SSSUUUZ"
 
 
 class ServerCsv(Method):
@@ -37,17 +34,15 @@ class ServerCsv(Method):
         return None
 
     def _import(self, job: Job, part: TablePart) -> None:
-        ts = part.spec.timestamp
-        schema = [{"name": ts, "type": "TIMESTAMP", "pattern": CSV_TIMESTAMP_PATTERN}]
+        csv = of_spec(part.spec).csv_import(part.spec)  # its time patterns, its delimiter
         # skipRow: the import reads the whole file and counts every row it rejects (a rejected
         # import fails the job all the same: its count differs).
-        params = {"name": part.spec.table, "timestamp": ts, "partitionBy": part.spec.partition_by,
-                  "fmt": "json", "atomicity": "skipRow", "overwrite": "false"}  # fmt: skip
-        if is_own_spec(part.spec):  # the user's CSV: its delimiter and time patterns
-            schema, params["delimiter"] = (
-                csv_import_schema(part.spec),
-                part.spec.source.csv.delimiter,
-            )
+        params = {"name": part.spec.table, "timestamp": part.spec.timestamp,
+                  "partitionBy": part.spec.partition_by, "fmt": "json", "atomicity": "skipRow",
+                  "overwrite": "false"}  # fmt: skip
+        if csv.delimiter is not None:
+            params["delimiter"] = csv.delimiter
+        schema = csv.schema
         try:  # the server's request: its credentials, and what fails in one sentence
             r = upload_multipart(job.qdb.request, "/imp", params,
                                  {"schema": json.dumps(schema)}, "data", part.path)  # fmt: skip
@@ -80,19 +75,14 @@ def rejected_sentence(
     first = _first_rejected(part)
     where = (f"; the first it could not read is row {first[0]:,} (column {first[1]!r}): "
              f"{first[2]!r}" if first else "")  # fmt: skip
-    fix = ("set datasets[].csv.timestamp_format to the format of its times, or fix those rows in "
-           "the file" if is_own_spec(part.spec) else "check that the file is intact")  # fmt: skip
+    fix = of_spec(part.spec).csv_import(part.spec).fix
     return f"{job.variant.name}: QuestDB's {what} {count}{where}; {fix}, then rerun."
 
 
 def _first_rejected(part: TablePart) -> tuple[int, str, str] | None:
-    spec = part.spec
-    if not is_own_spec(spec):  # the TSBS CSV: every time in the one pattern it is written in
-        return first_rejected_row(part.path, spec, {spec.timestamp: CSV_TIMESTAMP_PATTERN})
-    csv = spec.source.csv
-    patterns = {t.column: t.pattern for t in spec.source.times if t.pattern}
-    return first_rejected_row(part.path, spec, patterns, csv.delimiter, csv.null_values,
-                              csv.timestamp_format)  # fmt: skip
+    csv = of_spec(part.spec).csv_import(part.spec)
+    return first_rejected_row(part.path, part.spec, csv.patterns, csv.delimiter or ",",
+                              csv.null_values, csv.timestamp_format)  # fmt: skip
 
 
 def _in_copy_root(job: Job) -> Path:
@@ -129,10 +119,9 @@ class ServerCopy(Method):
     @staticmethod
     def _copy(job: Job, part: TablePart, name: str) -> None:
         # Parallel import needs an empty, partitioned table: the runner has just made one.
-        pattern, delimiter = CSV_TIMESTAMP_PATTERN, ""
-        if is_own_spec(part.spec):  # the user's CSV: its delimiter and time pattern
-            pattern = timestamp_pattern(part.spec) or pattern
-            delimiter = f"DELIMITER '{part.spec.source.csv.delimiter}' "
+        csv = of_spec(part.spec).csv_import(part.spec)  # its time pattern, its delimiter
+        pattern = csv.timestamp_pattern
+        delimiter = f"DELIMITER '{csv.delimiter}' " if csv.delimiter is not None else ""
         # SKIP_ROW: the import counts every row it rejects (as /imp's skipRow).
         sql = (
             f"COPY {part.spec.table} FROM '{name}' WITH HEADER true "
@@ -183,9 +172,10 @@ class ServerParquet(Method):
             with placed_in(_in_copy_root(job), part.path) as placed:
                 clock.lap("read")
                 clock.lap("convert")
-                # Own data names its columns: the file may hold some the table leaves out.
-                cols = ", ".join(part.spec.columns) if is_own_spec(part.spec) else "*"
-                into = f"({cols})" if is_own_spec(part.spec) else ""
+                # Named columns where the file may hold some the table leaves out (own data).
+                named = of_spec(part.spec).parquet_columns(part.spec)
+                cols = "*" if named is None else ", ".join(named)
+                into = "" if named is None else f"({cols})"
                 job.qdb.sql(
                     f"INSERT INTO {part.spec.table}{into} SELECT {cols} "
                     f"FROM read_parquet('{placed.name}')"

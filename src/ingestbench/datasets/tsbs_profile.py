@@ -1,7 +1,8 @@
-"""The profile of a TSBS dataset (results.profile), taken by rule `expected`, which reads its
-Parquet anyway: its aggregates give the columns and distinct tags, one query over the timestamp
-column alone (in file order) the late rows and the partitions touched, and the generator's
-manifest the size of each file it wrote; a format it did not write is an estimate.
+"""The profile of a TSBS dataset (results.profile), the tsbs kinds' `expected_profile`: taken by
+rule `expected`, which reads its Parquet anyway. Its aggregates give the columns and distinct
+tags, one query over the timestamp column alone (in file order) the late rows and the partitions
+touched, and the generator's manifest the size of each file it wrote; a format it did not write
+is an estimate.
 """
 
 from __future__ import annotations

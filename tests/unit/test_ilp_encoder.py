@@ -378,17 +378,19 @@ def test_tsbs_long_fields_encode_as_the_client_does(tmp_path):
 
 
 def test_integers_at_the_edges_of_int64_and_timestamps_of_any_width_match_the_client():
-    values = [-(2**63) + 1, 2**63 - 1, 0, -1, -10, 9, 10, 99, 100, 1234567890123]
+    values = [-(2**63) + 1, 2**63 - 1, 0, -1, -10, 9, 10, 99, 100, 1234567890123,
+              10**8 - 1, 10**8, 10**16, 10**16 + 10**8 - 1, 10**16 + 10**8, -(10**15)]  # fmt: skip
+    # times written in groups of 8 digits, the leading ones kept while they stay the same
+    times = [0, 1, 9, 10, 11, 10**18, 7, 8, 10**9, 99,
+             10**8 - 1, 10**18 + 5, 10**8, 10**18 + 6, 10**18 + 10**8, 10**18]  # fmt: skip
     frame = pd.DataFrame(
         {
             "tag": pd.Categorical(["a"] * len(values)),
             "n": np.array(values, dtype="int64"),
-            TIMESTAMP: pd.to_datetime(
-                np.array([0, 1, 9, 10, 11, 10**18, 7, 8, 10**9, 99]), utc=True
-            ),  # fmt: skip
+            TIMESTAMP: pd.to_datetime(np.array(times), utc=True),
         }
     )
     assert encoded(frame, ["tag"], ["n"]) == client_bytes(frame, ["tag"])
-    frame[TIMESTAMP] = pd.to_datetime(np.arange(-5, 5), utc=True)
+    frame[TIMESTAMP] = pd.to_datetime(np.arange(-8, 8), utc=True)
     with pytest.raises(EncodeError, match="holds a time before 1970, which ILP cannot carry"):
         encoded(frame, ["tag"], ["n"])

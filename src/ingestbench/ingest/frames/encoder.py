@@ -94,7 +94,11 @@ def as_record_batch(frame: Any) -> pa.RecordBatch:
         return frame.combine_chunks().to_batches()[0]
     to_arrow = getattr(frame, "to_arrow", None)  # polars
     if to_arrow is not None:
-        table = to_arrow()
+        import polars as pl  # only a polars frame gets here
+
+        # polars' own layout (strings as views): the default copies every string column into
+        # large strings, which cost more than the encoder's cast of the views it writes.
+        table = to_arrow(compat_level=pl.CompatLevel.newest())
         if table.num_rows == 0:
             return pa.RecordBatch.from_pylist([], schema=table.schema)
         return table.combine_chunks().to_batches()[0]

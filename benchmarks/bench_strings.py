@@ -22,6 +22,7 @@ your own data is (ingestbench.own), so every path gets the chunks the workflow's
    column is the client CPU over that of `dataframe()` of the same library and transport.
 
     .venv/bin/python benchmarks/bench_strings.py   # or: make bench-strings
+    .venv/bin/python benchmarks/bench_strings.py --only   # part 1 alone (a minute, no server)
 """
 
 from __future__ import annotations
@@ -172,7 +173,12 @@ def main() -> None:
     p.add_argument("--rows", type=int, default=1_000_000, help="(default: 1M)")
     p.add_argument("--repeats", type=int, default=3, help="(default: 3)")
     p.add_argument("--transports", nargs="+", default=["tcp", "http"])
-    p.add_argument("--only", nargs="*", help="variants to run instead of every client path")
+    p.add_argument(
+        "--only",
+        nargs="*",
+        help="variants to run end to end instead of every client path; none (a bare --only) "
+        "runs part 1 alone, with no server",
+    )
     a = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="ingestbench-strings-") as tmp:
         path = Path(tmp) / "strings.parquet"

@@ -240,6 +240,27 @@ def test_dates_are_sent_as_times_at_midnight_utc():
     assert b"d=-86400000000t" in expected
 
 
+def test_strings_are_escaped_by_what_each_piece_holds_like_the_client():
+    """A string column whose piece holds no byte to escape is copied value by value, one whose
+    piece holds one anywhere is escaped: each piece (a slice of its batch) is judged by its own
+    bytes, short values and values longer than a block alike, and one encoder serves them all."""
+    long = "é ✓ x" * 150  # 1,050 bytes: longer than has_escapes' blocks
+    frame = pd.DataFrame(
+        {
+            "clean": ["a b", "", long, "k=v,w", "x", None, "last"],
+            "late": ["a", "b", "c", "d", "e", "f", long + '"'],  # an escape in the last block
+            "early": ['q"', "b", long, "d", None, "f", "g"],
+            "n": np.arange(7),
+            TIMESTAMP: pd.to_datetime(np.arange(7) + 10**18, utc=True),
+        }
+    )
+    encoder = IlpEncoder("cpu", [], ["clean", "late", "early", "n"], TIMESTAMP)
+    batch = as_record_batch(frame)
+    for start, stop in ((0, 7), (1, 7), (0, 6), (2, 4), (6, 7)):
+        mine = encoder.encode(batch.slice(start, stop - start)).to_pybytes()
+        assert mine == client_bytes(frame.iloc[start:stop], [])
+
+
 def test_tags_that_barely_repeat_are_written_row_by_row_as_the_client_does():
     """A high-cardinality symbol (more values than half the chunk's rows) skips the prefixes
     of tag sets; chunks of either kind, one encoder for all, stay exact."""
@@ -357,17 +378,19 @@ def test_tsbs_long_fields_encode_as_the_client_does(tmp_path):
 
 
 def test_integers_at_the_edges_of_int64_and_timestamps_of_any_width_match_the_client():
-    values = [-(2**63) + 1, 2**63 - 1, 0, -1, -10, 9, 10, 99, 100, 1234567890123]
+    values = [-(2**63) + 1, 2**63 - 1, 0, -1, -10, 9, 10, 99, 100, 1234567890123,
+              10**8 - 1, 10**8, 10**16, 10**16 + 10**8 - 1, 10**16 + 10**8, -(10**15)]  # fmt: skip
+    # times written in groups of 8 digits, the leading ones kept while they stay the same
+    times = [0, 1, 9, 10, 11, 10**18, 7, 8, 10**9, 99,
+             10**8 - 1, 10**18 + 5, 10**8, 10**18 + 6, 10**18 + 10**8, 10**18]  # fmt: skip
     frame = pd.DataFrame(
         {
             "tag": pd.Categorical(["a"] * len(values)),
             "n": np.array(values, dtype="int64"),
-            TIMESTAMP: pd.to_datetime(
-                np.array([0, 1, 9, 10, 11, 10**18, 7, 8, 10**9, 99]), utc=True
-            ),  # fmt: skip
+            TIMESTAMP: pd.to_datetime(np.array(times), utc=True),
         }
     )
     assert encoded(frame, ["tag"], ["n"]) == client_bytes(frame, ["tag"])
-    frame[TIMESTAMP] = pd.to_datetime(np.arange(-5, 5), utc=True)
+    frame[TIMESTAMP] = pd.to_datetime(np.arange(-8, 8), utc=True)
     with pytest.raises(EncodeError, match="holds a time before 1970, which ILP cannot carry"):
         encoded(frame, ["tag"], ["n"])

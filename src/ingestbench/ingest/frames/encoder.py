@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 
 from ingestbench.ingest.frames.ilp_fields import (
     EncodeError,
+    chunk_kinds,
     field_arrays,
     field_kind,
     plain,
@@ -42,6 +43,7 @@ from ingestbench.ingest.frames.ilp_fields import (
 from ingestbench.ingest.frames.ilp_kernel import (
     BOOLEAN,
     DOUBLE,
+    RAW_STRING,
     STRING,
     TIME_NS,
     row_bound,
@@ -92,7 +94,11 @@ def as_record_batch(frame: Any) -> pa.RecordBatch:
         return frame.combine_chunks().to_batches()[0]
     to_arrow = getattr(frame, "to_arrow", None)  # polars
     if to_arrow is not None:
-        table = to_arrow()
+        import polars as pl  # only a polars frame gets here
+
+        # polars' own layout (strings as views): the default copies every string column into
+        # large strings, which cost more than the encoder's cast of the views it writes.
+        table = to_arrow(compat_level=pl.CompatLevel.newest())
         if table.num_rows == 0:
             return pa.RecordBatch.from_pylist([], schema=table.schema)
         return table.combine_chunks().to_batches()[0]
@@ -140,7 +146,8 @@ class IlpEncoder:
         prefix_data, prefix_ends = _binary_arrays(distinct)
         segment_data, segment_ends = _binary_arrays(segments)
         longest_segment = int(np.diff(segment_ends).max()) if len(segments) else 0
-        text = sum(text_bytes(o) for o, k in zip(arrays[2], kinds, strict=True) if k == STRING)
+        text = sum(text_bytes(o) for o, k in zip(arrays[2], kinds, strict=True)
+                   if k in (STRING, RAW_STRING))  # fmt: skip
         need = rows * (row_bound(prefix_ends, literal_ends, tail)
                        + longest_segment * tag_codes.shape[1]) + 2 * text  # fmt: skip
         if self._out.size < need:
@@ -313,7 +320,7 @@ class IlpEncoder:
             ).view(np.uint8)
         else:
             valid = _NO_NULLS
-        return np.array(kinds, np.uint8), literals, literal_ends, arrays, valid
+        return chunk_kinds(kinds, arrays[2], arrays[3]), literals, literal_ends, arrays, valid
 
     def _literals(self, kinds: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
         """Each field's `name=` (`name==` and type 16 for a double), back to back, and where

@@ -6,8 +6,9 @@ that barely repeat, each tag value's `,tag=value` segment), each field's `name=`
 columns as plain arrays. Then `write_lines` writes every row into one buffer the encoder reuses:
 the row's prefix and segments, its present fields (a double as `name==`, type 16 and its 8
 little-endian bytes; an integer as `name=123i` and a time as `name=123t` or `123n`, digit by
-digit; a boolean as `t` or `f`; a string quoted, escaped byte by byte), the timestamp's digits
-(worked out once per run of equal values) and its unit. One pass and no intermediate array
+digit; a boolean as `t` or `f`; a string quoted, in one copy when its column has no byte to
+escape, else escaped byte by byte), the timestamp's digits (worked out once per run of equal
+values, the leading ones once per 10**8 units) and its unit. One pass and no intermediate array
 per column: on TSBS rows this costs less than the Arrow joins it replaced, and a reused buffer
 no page faults. `nogil=True` lets the method's worker threads encode at the same time; `cache=True`
 keeps the compiled code beside this module, so only the first run on a machine compiles (a few
@@ -23,17 +24,23 @@ from numba.extending import intrinsic
 
 #: Bytes a decimal int64 can take: a sign and 19 digits.
 INT_WIDTH = 20
+#: The helpers write_lines calls per field are compiled into it (numba's inline="always"): a
+#: call that is not costs more than most fields' work (the arrays' reference counts), and a
+#: bigger helper can stop the compiler from inlining its callers (TSBS's integer fields ran
+#: 1.7x slower when the digits' helper grew).
+INLINE = "always"
 
 
-#: Field kinds, as `write_lines` takes them (ingestbench.ingest.frames.ilp_fields decides them).
-DOUBLE, INTEGER, BOOLEAN, STRING, TIME_US, TIME_NS = range(6)
+#: Field kinds, as `write_lines` takes them (ingestbench.ingest.frames.ilp_fields decides them);
+#: RAW_STRING is a STRING column whose bytes in this chunk hold none to escape (`has_escapes`).
+DOUBLE, INTEGER, BOOLEAN, STRING, TIME_US, TIME_NS, RAW_STRING = range(7)
 #: "00" to "99" back to back: two digits at a time.
 _PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), np.uint8).copy()
 #: The bytes a quoted string escapes, by value: quote, backslash, newline, carriage return.
 _QUOTED_ESCAPES = np.zeros(256, np.bool_)
 _QUOTED_ESCAPES[[34, 92, 10, 13]] = True
 #: The suffix after an integer's digits, by kind: 'i', 't' (microseconds), 'n' (nanoseconds).
-_SUFFIX = np.array([0, 105, 0, 0, 116, 110], np.uint8)
+_SUFFIX = np.array([0, 105, 0, 0, 116, 110, 0], np.uint8)
 
 
 def row_bound(prefix_ends: np.ndarray, literal_ends: np.ndarray, tail: bytes) -> int:
@@ -69,7 +76,7 @@ def _copy(typingctx, dst, dst_pos, src, src_pos, count):
     return types.void(dst, dst_pos, src, src_pos, count), codegen
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline=INLINE)
 def _write_int(out, pos, value, suffix):
     """`value` as decimal digits then `suffix` ('i', 't' or 'n') at out[pos:]; returns the
     position after it."""
@@ -92,33 +99,83 @@ def _write_int(out, pos, value, suffix):
     return end + 1
 
 
-@njit(cache=True, nogil=True)
+#: 10**8: an int64's digits are written in at most three groups of up to 8.
+_GROUP = np.uint64(100_000_000)
+
+
+@njit(cache=True, nogil=True, inline=INLINE)
 def _write_digits(out, pos, magnitude):
-    """A uint64's decimal digits at out[pos:], two at a time from a table (half the divisions
-    of one at a time); returns the position after them."""
-    digits = 1
-    bound = np.uint64(10)
-    while digits < 20 and magnitude >= bound:
-        bound *= np.uint64(10)
-        digits += 1
-    end = pos + digits
-    at = end
-    while magnitude >= np.uint64(100):
-        rest = magnitude // np.uint64(100)
-        pair = 2 * (magnitude - rest * np.uint64(100))
+    """A uint64's decimal digits at out[pos:]; returns the position after them. In groups of 8
+    digits: only the leading group's are counted (by comparisons that do not wait on each
+    other), the others are written as 8 with their leading zeros, two at a time."""
+    if magnitude < _GROUP:
+        return _write_small(out, pos, np.uint32(magnitude))
+    high = magnitude // _GROUP
+    if high < _GROUP:
+        pos = _write_small(out, pos, np.uint32(high))
+    else:
+        top = high // _GROUP  # at most 1844
+        pos = _write_small(out, pos, np.uint32(top))
+        pos = _write_eight(out, pos, np.uint32(high - top * _GROUP))
+    return _write_eight(out, pos, np.uint32(magnitude - high * _GROUP))
+
+
+@njit(cache=True, nogil=True, inline=INLINE)
+def _write_small(out, pos, value):
+    """value (below 10**8) in as many digits as it takes; returns the position after them."""
+    digits = (1 + (value >= 10) + (value >= 100) + (value >= 1000) + (value >= 10_000)
+              + (value >= 100_000) + (value >= 1_000_000) + (value >= 10_000_000))  # fmt: skip
+    at = pos + digits
+    while value >= 100:
+        rest = value // np.uint32(100)
+        pair = 2 * (value - rest * np.uint32(100))
         at -= 2
         out[at] = _PAIRS[pair]
         out[at + 1] = _PAIRS[pair + 1]
-        magnitude = rest
-    if magnitude >= np.uint64(10):
-        out[at - 2] = _PAIRS[2 * magnitude]
-        out[at - 1] = _PAIRS[2 * magnitude + 1]
+        value = rest
+    if value >= 10:
+        out[at - 2] = _PAIRS[2 * value]
+        out[at - 1] = _PAIRS[2 * value + 1]
     else:
-        out[at - 1] = 48 + np.uint8(magnitude)
-    return end
+        out[at - 1] = 48 + np.uint8(value)
+    return pos + digits
+
+
+@njit(cache=True, nogil=True, inline=INLINE)
+def _write_eight(out, pos, value):
+    """value (below 10**8) as exactly 8 digits, leading zeros included; returns pos + 8."""
+    high = value // np.uint32(10_000)
+    _write_four(out, pos, high)
+    _write_four(out, pos + 4, value - high * np.uint32(10_000))
+    return pos + 8
+
+
+@njit(cache=True, nogil=True, inline=INLINE)
+def _write_four(out, pos, value):
+    """value (below 10**4) as exactly 4 digits."""
+    high = value // np.uint32(100)
+    low = value - high * np.uint32(100)
+    out[pos] = _PAIRS[2 * high]
+    out[pos + 1] = _PAIRS[2 * high + 1]
+    out[pos + 2] = _PAIRS[2 * low]
+    out[pos + 3] = _PAIRS[2 * low + 1]
 
 
 @njit(cache=True, nogil=True)
+def has_escapes(data, start, end):
+    """Whether data[start:end] holds a byte a quoted string escapes. Compared a block at a
+    time with no branch inside, so that the compiler does it many bytes per instruction."""
+    for block in range(start, end, 512):
+        found = False
+        for b in range(block, min(block + 512, end)):
+            c = data[b]
+            found |= (c == 34) | (c == 92) | (c == 10) | (c == 13)
+        if found:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True, inline=INLINE)
 def _write_string(out, pos, data, start, end):
     """data[start:end] as a quoted ILP string at out[pos:], a quote, backslash, newline or
     carriage return preceded by a backslash as the client writes them; returns the position
@@ -150,7 +207,7 @@ def write_lines(
     `,tag=value` segment (same layout); tag_codes[row, j] is the row's segment of tag j, -1
     for a null (rows x 0 when every tag is in the prefixes).
     literals / literal_ends: each field's `name=` (`name==\\x10` for a double) likewise.
-    kinds: uint8[fields] of DOUBLE ... TIME_NS. Per field, in tuples of one array type each
+    kinds: uint8[fields] of DOUBLE ... RAW_STRING. Per field, in tuples of one array type each
     (an empty array where the kind takes none): doubles, a float64 array's bytes (8 * rows);
     ints, int64[rows] (integers, booleans as 0 or 1, times); offsets and strings, int64[rows +
     1] and the UTF-8 bytes they point into.
@@ -162,8 +219,9 @@ def write_lines(
     row_tags = tag_codes.shape[1] if tag_codes.shape[0] > 0 else 0
     nullable = valid.shape[0] > 0
     last_time = np.int64(-1)
+    last_high = np.uint64(0)  # the time's digits but the last 8, in digits[:high_width]
     digits = np.empty(INT_WIDTH, np.uint8)
-    width = 0
+    width = high_width = 0
     empty_row = -1
     pos = 0
     for row in range(rows):
@@ -194,6 +252,12 @@ def write_lines(
             if kind == 0:
                 _copy(out, pos, doubles[f], 8 * row, 8)
                 pos += 8
+            elif kind == 6:  # nothing to escape: one copy
+                start, end = offsets[f][row], offsets[f][row + 1]
+                out[pos] = 34
+                _copy(out, pos + 1, strings[f], start, end - start)
+                pos += end - start + 2
+                out[pos - 1] = 34
             elif kind == 3:
                 pos = _write_string(out, pos, strings[f], offsets[f][row], offsets[f][row + 1])
             elif kind == 2:
@@ -208,7 +272,16 @@ def write_lines(
         value = times[row]
         if value != last_time:  # TSBS: one run of equal times per epoch
             last_time = value
-            width = _write_digits(digits, 0, np.uint64(value))
+            magnitude = np.uint64(value)
+            high = magnitude // _GROUP
+            if high == 0:
+                width = _write_digits(digits, 0, magnitude)
+                high_width = 0  # digits[:8] are this time's now
+            else:  # all but the last 8 digits change once per 10**8 units (100 s in us)
+                if high != last_high or high_width == 0:
+                    last_high = high
+                    high_width = _write_digits(digits, 0, high)
+                width = _write_eight(digits, high_width, np.uint32(magnitude - high * _GROUP))
         _copy(out, pos, digits, 0, width)
         pos += width
         _copy(out, pos, tail, 0, tail.size)

@@ -47,6 +47,7 @@ include: "rules/ingest.smk"
 include: "rules/validate.smk"
 include: "rules/report.smk"
 include: "rules/dtypes.smk"
+include: "rules/readers.smk"
 
 
 # Before any job runs (not in a dry run): stop if the run cannot fit on the disk.
@@ -64,3 +65,4 @@ rule all:
         f"{RESULTS}/summary.md",
         f"{RESULTS}/published_comparison.md",
         charts_files(),
+        readers_charts(),

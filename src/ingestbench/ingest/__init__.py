@@ -12,5 +12,6 @@ repeats and the job.
   aggregates and export).
 
 May import: errors, files, config, variants, environment, arrow, tsbs, server, results.records,
-validate (the job's export) and own (a user's table: its spec, reader and methods).
+validate (the job's export), own (a user's table: its spec, reader and methods) and queryload
+(readers beside the repeats).
 """

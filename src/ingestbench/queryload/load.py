@@ -90,7 +90,7 @@ class QueryLoad:
         sampler_cpu = sampler.get("cpu_s", 0.0)
         out["readers_cpu_s"] = round(self.logs.get("cpu_s", 0.0) - sampler_cpu, 3)
         if self.plan.sample_interval_s:
-            samples = [s for s in sampler.get("samples", []) if s[0] <= self.ended]
+            samples = sampler.get("samples", [])  # the last one taken once stopped
             out["sampler"] = {"samples": len(samples), "failed": sampler.get("failed", 0),
                               "errors": sampler.get("errors", []),
                               "cpu_s": round(sampler_cpu, 3),

@@ -109,7 +109,7 @@ def _sampler(plan: LoadPlan, stop: threading.Event, out: dict[str, Any]) -> None
     sql = SAMPLE_SQL.format(table=plan.table)
     interval = float(plan.sample_interval_s or 0.1)
     with requests.Session() as session:
-        due = time.monotonic()
+        due, last = time.monotonic(), False
         while True:
             t = time.monotonic()
             try:
@@ -127,9 +127,12 @@ def _sampler(plan: LoadPlan, stop: threading.Event, out: dict[str, Any]) -> None
                 failed += 1
                 if len(errors) < KEPT_ERRORS:
                     errors.append(error)
-            due += interval
-            if stop.wait(max(0.0, due - time.monotonic())):
+            if last:
                 break
+            due += interval
+            # One more sample once stopped: the window ends with the rows visible, and that
+            # sample shows the writer at the last transaction (else it would count as unapplied).
+            last = stop.wait(max(0.0, due - time.monotonic()))
     out.update(samples=samples, failed=failed, errors=errors, cpu_s=time.thread_time() - cpu0)
 
 

@@ -91,8 +91,9 @@ def _panels(data: pd.DataFrame):
     handles = [Line2D([], [], color=c, lw=2, label=v) for v, c in palette.items()]
     handles += [Line2D([], [], color="black", lw=1.4, label="accepted"),
                 Line2D([], [], color="black", lw=1.4, ls="--", label="visible")]  # fmt: skip
-    fig.legend(handles=handles, loc="lower center", ncol=3, frameon=False,
-               bbox_to_anchor=(0.5, -0.02 - 0.04 * (len(handles) // 3)))  # fmt: skip
     fig.suptitle("Rows accepted and visible over time, readers beside ingestion")
     fig.tight_layout()
+    # Below the panels (the saved figure grows to hold it): never over an axis label.
+    fig.legend(handles=handles, loc="upper center", ncol=3, frameon=False,
+               bbox_to_anchor=(0.5, 0.0))  # fmt: skip
     return fig

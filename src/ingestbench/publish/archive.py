@@ -168,7 +168,8 @@ def readers_entry(row: dict[str, Any]) -> dict[str, Any]:
                 "readers_behind": _int(row.get(f"readers_behind_r{n}")),
             }
         by_count.append(entry)
-    return {"lag_basis": str(row.get("lag_basis")), "rate_per_s": _number(
+    basis = row.get("lag_basis")  # "n/a" reads back from summary.csv as a missing value
+    return {"lag_basis": basis if isinstance(basis, str) else "n/a", "rate_per_s": _number(
         row.get("reader_rate_per_s")), "by_count": by_count}  # fmt: skip
 
 

@@ -47,7 +47,7 @@ include: "rules/ingest.smk"
 include: "rules/validate.smk"
 include: "rules/report.smk"
 include: "rules/dtypes.smk"
-include: "rules/readers.smk"
+include: "rules/over_time.smk"
 
 
 # Before any job runs (not in a dry run): stop if the run cannot fit on the disk.

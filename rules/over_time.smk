@@ -2,25 +2,7 @@
 # accepted and visible over time, drawn from the series files the ingest jobs write beside their
 # run files (undeclared outputs: a run without readers has none, and its rule stays as it was).
 # Its inputs are the run files of the variants that ran with readers; with readers off it is no
-# part of `all`.
-
-from ingestbench.rule_inputs import readers_settings
-
-
-def readers_runs():
-    """The run files of the variants that run with readers (none when readers are off)."""
-    return [
-        run_path(ds, v)
-        for ds, v in run_pairs()
-        if readers_settings(config, v) and config["readers"]["counts"]
-    ]
-
-
-def readers_charts():
-    """The over-time chart, when some variant runs with readers."""
-    if not readers_runs():
-        return []
-    return [f"{RESULTS}/plots/throughput_over_time.{ext}" for ext in ("png", "svg")]
+# part of `all`. Its file lists: readers_runs() and readers_charts() in common.smk.
 
 
 rule chart_throughput_over_time:

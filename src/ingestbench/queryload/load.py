@@ -3,7 +3,9 @@ queries against the finished table.
 
 Entering it spawns the process and waits until its connections are open; the window it measures
 begins when entering returns (the repeat's clock starts right after) and ends at `stop()` (the
-repeat's rows visible). Queries and samples outside that window are left out of its figures.
+repeat's rows visible). Queries started outside that window are left out of its figures; the
+samples keep the few taken while the process started (negative times: the empty table) and one
+taken once it stopped (the writer at the last transaction).
 """
 
 from __future__ import annotations

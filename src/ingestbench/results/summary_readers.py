@@ -14,6 +14,8 @@ Per reader count N of the run (`_r{N}`; 0 is the sampler alone):
 - `query_{p50,p95,p99}_ms_r{N}` and `qps_r{N}` over every query kind while ingesting, the same
   with `_idle` against the finished table; `q_<kind>_{p50,p95,p99}_ms[_idle]_r{N}` and
   `q_<kind>_per_s[_idle]_r{N}` per kind;
+- `backlog_rows_max_r{N}` (the most rows accepted but not yet visible in a sample) and
+  `sampler_cpu_s_r{N}` (the sampler thread's CPU seconds in a repeat, the median);
 - `reader_errors_r{N}` (every failed query, summed over repeats: never dropped) and
   `readers_behind_r{N}` (the most readers of a repeat that ran below 90% of their set rate).
 """

@@ -46,6 +46,7 @@ include: "rules/ingest.smk"
 include: "rules/validate.smk"
 include: "rules/report.smk"
 include: "rules/dtypes.smk"
+include: "rules/over_time.smk"
 
 
 # Before any job runs (not in a dry run): stop if the run cannot fit on the disk.
@@ -63,3 +64,4 @@ rule all:
         f"{RESULTS}/summary.md",
         f"{RESULTS}/published_comparison.md",
         charts_files(),
+        readers_charts(),

@@ -12,7 +12,7 @@ from ingestbench.charts.registry import chart_paths
 from ingestbench.datasets import dataset_entries, of_entry, plan
 from ingestbench.disk import check_needs, workflow_needs
 from ingestbench.errors import UserError
-from ingestbench.rule_inputs import code_digest
+from ingestbench.rule_inputs import code_digest, readers_settings
 from ingestbench.server.certificate import UNVERIFIED
 from ingestbench.variants import (
     NO_COPY_ROOT,
@@ -210,3 +210,19 @@ def check_disk_space():
             sorted_copies=copies,
         )
     )
+
+
+def readers_runs():
+    """The run files of the variants that run with readers (none when readers are off)."""
+    return [
+        run_path(ds, v)
+        for ds, v in run_pairs()
+        if readers_settings(config, v) and config["readers"]["counts"]
+    ]
+
+
+def readers_charts():
+    """The over-time chart, when some variant runs with readers."""
+    if not readers_runs():
+        return []
+    return [f"{RESULTS}/plots/throughput_over_time.{ext}" for ext in ("png", "svg")]

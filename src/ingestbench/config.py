@@ -206,7 +206,14 @@ def config_hash(config: dict[str, Any]) -> str:
     if isinstance(benchmark.get("questdb"), dict):
         benchmark["questdb"] = {k: v for k, v in benchmark["questdb"].items()
                                 if NEUTRAL_QUESTDB_DEFAULTS.get(k, ...) != v}  # fmt: skip
+    if readers_off(benchmark.get("readers")):  # newer than archived runs: off, no part of it
+        benchmark.pop("readers", None)
     return hashlib.sha256(json.dumps(benchmark, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def readers_off(section: Any) -> bool:
+    """No reader count and no pinned cores: the run is what it was before readers existed."""
+    return not section or (not section.get("counts") and not section.get("pin_cores"))
 
 
 # ------------------------------------------------------------------------ the config as objects
@@ -266,6 +273,26 @@ class GuardSettings:
 
 
 @dataclass(frozen=True)
+class ReadersSettings:
+    """The `readers` section, for a variant that runs with readers (ingestbench.queryload)."""
+
+    counts: tuple[int, ...]  # the reader counts, each its own set of repeats (0: sampler alone)
+    rate_per_s: float | None  # per reader; None: as fast as it can
+    sample_interval_s: float
+    idle_s: float  # seconds of the same queries against the finished table, per count above 0
+    pin_cores: Mapping[str, list[int]] | None  # server, client, readers: the cores of each
+
+    @classmethod
+    def from_config(cls, section: Mapping[str, Any] | None) -> ReadersSettings | None:
+        """None where the job is given no section (no readers and no pinned cores)."""
+        if readers_off(section):
+            return None
+        return cls(counts=tuple(section["counts"]), rate_per_s=section["rate_per_s"],
+                   sample_interval_s=section["sample_interval_s"], idle_s=section["idle_s"],
+                   pin_cores=section["pin_cores"])  # fmt: skip
+
+
+@dataclass(frozen=True)
 class Settings:
     """What an ingestion runs under: built from its job's config (`job_config`), or from a whole
     validated config by hand; the datasets and variants are the plan's (datasets.plan)."""
@@ -278,6 +305,7 @@ class Settings:
     questdb: QuestDBSettings
     validation: ValidationSettings
     guards: GuardSettings
+    readers: ReadersSettings | None  # None: no readers beside this job's repeats
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Settings:
@@ -291,6 +319,7 @@ class Settings:
             questdb=QuestDBSettings.from_config(config),
             validation=_known(ValidationSettings, config["validation"]),
             guards=_known(GuardSettings, config["guards"]),
+            readers=ReadersSettings.from_config(config.get("readers")),
         )
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import psutil
 
-from ingestbench.config import QuestDBSettings, config_hash, masked_config
+from ingestbench.config import QuestDBSettings, config_hash, masked_config, readers_off
 from ingestbench.dev.lockfile import locked_versions
 from ingestbench.files import write_text_atomic
 from ingestbench.server.process import QuestDB, java_executable
@@ -197,7 +197,7 @@ def collect_environment(
         "workflow": {
             **git_info(workflow_dir),
             "config_hash": config_hash(config),
-            "config": masked_config(config),
+            "config": recorded_config(config),
         },  # fmt: skip
         "machine": machine_info(),
         "python": python_info(),
@@ -206,7 +206,22 @@ def collect_environment(
         "questdb": questdb,
         "ilp_protocol_version": config.get("ilp_protocol_version"),
         "packages": package_versions(lock_path),
+        # The server and the client on cores of their own (readers.pin_cores), when asked.
+        **(
+            {"pinning": dict(pins)}
+            if (pins := (config.get("readers") or {}).get("pin_cores"))
+            else {}
+        ),  # fmt: skip
     }
+
+
+def recorded_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The config as a record holds it; without the `readers` section while it is off, so a run
+    without readers records what it recorded before they existed."""
+    out = masked_config(config)
+    if readers_off(out.get("readers")):
+        out.pop("readers", None)
+    return out
 
 
 def write_environment(env: dict[str, Any], path: Path) -> None:

@@ -17,6 +17,7 @@ May import: config, variants.
 from __future__ import annotations
 
 import ast
+import fnmatch
 import functools
 import hashlib
 from collections.abc import Mapping
@@ -52,7 +53,21 @@ def ingest_settings(config: Mapping[str, Any], variant: str) -> dict[str, Any]:
             # The checks of every repeat against its source compare with this tolerance.
             "rel_tolerance": config["validation"]["rel_tolerance"],
         },
+        # Absent unless readers run beside this variant: the settings of a run without them
+        # stay what they were before readers existed.
+        **({"readers": readers} if (readers := readers_settings(config, variant)) else {}),
     }
+
+
+def readers_settings(config: Mapping[str, Any], variant: str) -> dict[str, Any] | None:
+    """The `readers` section when `variant` runs with readers (a count is set and one of its
+    `variants` patterns matches the name) or pinned cores; None otherwise."""
+    section = config.get("readers") or {}
+    if not section.get("counts") and not section.get("pin_cores"):
+        return None
+    if not any(fnmatch.fnmatchcase(variant, p) for p in section.get("variants", ["*"])):
+        return None
+    return dict(section)
 
 
 def validate_settings(config: Mapping[str, Any]) -> dict[str, Any]:

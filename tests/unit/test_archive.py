@@ -179,3 +179,23 @@ def test_a_datasets_profile_is_archived_with_its_recommendation_as_sentences(tmp
     del broken["datasets"][-1]["profile"]["tables"][0]["late_rows"]
     with pytest.raises(ArchiveError, match="late_rows"):
         check(broken, "broken.json")
+
+
+def test_a_run_with_readers_keeps_its_figures_per_count_and_its_series():
+    from tests.helpers import REPO
+
+    [doc] = [d for d in read_archive(REPO / "archive") if d.get("series")]
+    with_readers = [v for v in doc["variants"] if "readers" in v]
+    assert with_readers and {v["readers"]["lag_basis"] for v in with_readers} <= {
+        "txn", "gap", "n/a"}  # fmt: skip
+    for v in with_readers:
+        counts = [c["readers"] for c in v["readers"]["by_count"]]
+        assert counts == [0, 2, 8]
+        assert all("query_ms" in c and "errors" in c for c in v["readers"]["by_count"][1:])
+    for s in doc["series"]:
+        assert len(s["t_s"]) == len(s["rows_accepted"]) == len(s["rows_visible"]) > 1
+        assert s["t_s"] == sorted(s["t_s"])
+        assert all(v <= a for v, a in zip(s["rows_visible"], s["rows_accepted"], strict=True))
+    # A run without readers has neither.
+    plain = [d for d in read_archive(REPO / "archive") if not d.get("series")]
+    assert plain and not any("readers" in v for d in plain for v in d["variants"])

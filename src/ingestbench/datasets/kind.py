@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ingestbench.errors import UserError
+from ingestbench.queryload.queries import QueryKind
 from ingestbench.tsbs.columns import TableSpec
 from ingestbench.variants import Variant
 
@@ -194,6 +195,11 @@ class DatasetKind(ABC):
         manifest: dict[str, Any],
     ) -> dict[str, Any] | None:
         """Its profile from the expected pass (None: its profile is elsewhere, profile_source)."""
+
+    @abstractmethod
+    def reader_queries(self, spec: TableSpec, dataset: dict[str, Any]) -> tuple[QueryKind, ...]:
+        """The queries readers beside ingestion send to the table (`dataset`: the manifest's
+        params and run summary)."""
 
     # A table's spec: the readers, the server's imports, the validation.
     @abstractmethod

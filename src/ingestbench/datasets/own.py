@@ -14,6 +14,7 @@ from ingestbench.errors import UserError
 from ingestbench.own import dataset as own_dataset
 from ingestbench.own.dataset import OwnDataset
 from ingestbench.own.spec import OwnTableSpec
+from ingestbench.queryload.queries import QueryKind, latest_queries
 from ingestbench.tsbs.columns import TableSpec
 from ingestbench.variants import Variant
 
@@ -129,6 +130,10 @@ class OwnKind(DatasetKind):
         manifest: dict[str, Any],
     ) -> dict[str, Any] | None:
         return None  # its manifest's (the describe pass), profile_source
+
+    def reader_queries(self, spec: TableSpec, dataset: dict[str, Any]) -> tuple[QueryKind, ...]:
+        """The latest row and a count per second over the last minute of its timestamp."""
+        return latest_queries(spec.table, spec.timestamp)
 
     def frames(self, spec: TableSpec) -> FrameSource | None:
         from ingestbench.own.read import OwnFrames

@@ -11,6 +11,7 @@ from typing import Any
 
 from ingestbench.datasets.kind import CsvImport, DatasetKind, FrameSource, TableSource
 from ingestbench.errors import UserError
+from ingestbench.queryload.queries import QueryKind, devops_queries, latest_queries
 from ingestbench.tsbs.columns import TableSpec, table_files, use_case_tables
 from ingestbench.variants import FORMATS, Variant
 
@@ -27,8 +28,9 @@ class TsbsKind(DatasetKind):
     checks = "tsbs"
     data_rule = "generate"
 
-    def __init__(self, use_case: str) -> None:
+    def __init__(self, use_case: str, devops: bool) -> None:
         self.name = use_case
+        self.devops = devops  # its table is TSBS's cpu table, which TSBS's devops queries read
 
     def __repr__(self) -> str:
         return f"TsbsKind({self.name!r})"
@@ -121,6 +123,12 @@ class TsbsKind(DatasetKind):
     def ilp_protocol(self, spec: TableSpec, configured: int) -> int:
         return configured
 
+    def reader_queries(self, spec: TableSpec, dataset: dict[str, Any]) -> tuple[QueryKind, ...]:
+        """TSBS's devops mix on cpu's table; on iot's tables the latest row and the last minute."""
+        if self.devops:
+            return devops_queries(spec.table, spec.timestamp, dataset)
+        return latest_queries(spec.table, spec.timestamp)
+
     def check_source(self, manifest: Path, data: Path, dataset: dict[str, Any]) -> Path | None:
         """The Parquet beside its manifest, else the job's own file when that is CSV or Parquet."""
         parquet = Path(manifest).with_name(f"{dataset['name']}.parquet")
@@ -182,5 +190,5 @@ def _table_rows(manifest: dict[str, Any], table: str) -> int:
     return manifest["tables"][table]["rows"] if "tables" in manifest else manifest["rows"]
 
 
-TSBS_CPU = TsbsKind("cpu")
-TSBS_IOT = TsbsKind("iot")
+TSBS_CPU = TsbsKind("cpu", devops=True)
+TSBS_IOT = TsbsKind("iot", devops=False)

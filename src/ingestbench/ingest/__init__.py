@@ -12,6 +12,6 @@ repeats and the job.
   run file, which it alone writes, each table's aggregates and export).
 
 May import: errors, files, config, variants, environment, arrow, tsbs, server, results.records,
-validate (the job's export), datasets (the dataset's kind) and own.rejected (naming the first row
-a server's CSV import rejected).
+validate (the job's export), datasets (the dataset's kind), own.rejected (naming the first
+row a server's CSV import rejected) and queryload (readers beside the repeats).
 """

@@ -73,6 +73,10 @@ def ingest_job(
     imports = functools.partial(import_measuring_code, variant.library)
     with questdb_server(settings.questdb, jar, server_log, while_starting=imports) as qdb:
         contention.qdb = qdb
+        if settings.readers is not None and settings.readers.pin_cores:
+            from ingestbench.queryload.pinning import pin_server_and_client
+
+            pin_server_and_client(qdb.pid, settings.readers.pin_cores)
         try:
             doc = _measure(qdb, settings, variant, files, manifest, contention)
         except Exception as exc:
@@ -171,6 +175,8 @@ def _measure(
     source = functools.partial(source_checks_of, kind, job, files, dataset)
     guards = RepeatGuards(source, settings.validation.rel_tolerance, deadline_s, contention)
     doc = run_variant(job, dataset, settings.repeats, settings.warmup_rows, guards=guards)
+    if settings.readers is not None and settings.readers.counts:  # the repeats with readers
+        doc["readers"] = _with_readers(job, settings, manifest, guards, files)
     if job.dedup:  # every dataset has its Parquet beside the manifest
         parquet = Path(files.manifest).with_name(f"{dataset['name']}.parquet")
         doc["dedup_replay"] = replay_check(job, parquet)
@@ -187,6 +193,23 @@ def _measure(
             export_tables(qdb, {p.dataset_table: p.spec.table for p in job.tables},
                           Path(files.export), piece_rows=piece_rows)  # fmt: skip
     return doc
+
+
+def _with_readers(
+    job: Job, settings: Settings, manifest: dict[str, Any], guards: Any, files: IngestFiles
+) -> dict[str, Any]:
+    """The run file's `readers` field, and the series file beside the run file (queryload)."""
+    from ingestbench.ingest.runner import run_repeat
+    from ingestbench.queryload.beside import beside_ingestion
+    from ingestbench.queryload.series import series_path
+
+    assert settings.readers is not None
+    kind = of_manifest(manifest)
+    dataset = {**manifest.get("params", {}), **kind.run_summary(manifest)}
+    queries = kind.reader_queries(job.tables[0].spec, dataset)  # iot's: its first table's
+    repeat = functools.partial(run_repeat, job, guards=guards)
+    return beside_ingestion(job, settings.readers, repeat, settings.repeats,
+                            series_path(files.run), queries)  # fmt: skip
 
 
 def source_checks_of(

@@ -51,8 +51,10 @@ class PeakRss:
         interval_s: float = 0.02,
         root_pid: int | None = None,
         tree_interval_s: float = 0.25,
+        apart: tuple[int, ...] = (),
     ):
         self.interval_s, self.server_pid, self.root_pid = interval_s, server_pid, root_pid
+        self.apart = apart  # children that are not the client (the readers' process)
         self.tree_interval_s = tree_interval_s
         self.client = 0
         self.server: int | None = None if server_pid is None else 0
@@ -74,7 +76,7 @@ class PeakRss:
             with contextlib.suppress(psutil.Error):
                 server = psutil.Process(self.server_pid)
                 server_tree = [server, *server.children(recursive=True)]
-        left_out = {p.pid for p in server_tree}
+        left_out = {p.pid for p in server_tree} | set(self.apart)
         self._client_tree = [root, *(p for p in descendants if p.pid not in left_out)]
         self._server_tree = server_tree
         return True
@@ -168,20 +170,21 @@ class RepeatGuards:
 
 
 def run_repeat(
-    job: Job, index: int, bar=None, guards: RepeatGuards | None = None
+    job: Job, index: int, bar=None, guards: RepeatGuards | None = None, beside=None
 ) -> dict[str, Any]:
     """One timed ingestion into a freshly created table, then (untimed) its checks; within the
-    guards' deadline when given."""
+    guards' deadline when given. `beside` (a queryload.load.QueryLoad) runs readers for the
+    timed span, in a process whose CPU and memory are not the client's."""
     clock = Clock()
     label = f"{job.variant.name} repeat {index}"
     if guards is None:
-        return _repeat(job, index, clock, label, bar, None)
+        return _repeat(job, index, clock, label, bar, None, beside)
     if guards.contention is not None:
         guards.contention.look()
     with Deadline(
         job.qdb, guards.deadline_s, label, lambda: WAITING_FOR.get(clock.current, clock.current)
     ):
-        return _repeat(job, index, clock, label, bar, guards)
+        return _repeat(job, index, clock, label, bar, guards, beside)
 
 
 #: What a repeat waits for in each phase of its clock, in words.
@@ -194,14 +197,14 @@ WAITING_FOR = {
 
 
 def _repeat(
-    job: Job, index: int, clock: Clock, label: str, bar, guards: RepeatGuards | None
+    job: Job, index: int, clock: Clock, label: str, bar, guards: RepeatGuards | None, beside=None
 ) -> dict[str, Any]:
     method = METHODS[job.variant.method]()
     for part in job.tables:
         recreate_table(job.qdb, part.spec, dedup=job.dedup)
-    server_cpu0, cpu0 = job.qdb.cpu_seconds(), _client_cpu()
-    with Heartbeat(label, clock, bar):
-        with PeakRss(job.qdb.pid) as rss:
+    with Heartbeat(label, clock, bar), beside or contextlib.nullcontext():
+        server_cpu0, cpu0 = job.qdb.cpu_seconds(), _client_cpu()
+        with PeakRss(job.qdb.pid, apart=beside.pids() if beside else ()) as rss:
             started = time.perf_counter()  # before the clock's start: elapsed spans every lap
             clock.restart()
             try:
@@ -213,6 +216,8 @@ def _repeat(
                 wait_visible(job.qdb, part.spec.table, part.rows)
             clock.lap("visible")
             elapsed = time.perf_counter() - started
+            if beside is not None:  # the readers' window ends with the rows visible
+                beside.stop()
         cpu1, server_cpu1 = _client_cpu(), job.qdb.cpu_seconds()
         # After the CPU readings: not charged.
         sizes = [disk_bytes(job.qdb, part.spec.table) for part in job.tables]

@@ -131,10 +131,76 @@ def variant_entry(row: dict[str, Any]) -> dict[str, Any]:
         "ceiling_fraction": _number(row.get("ceiling_fraction")),
         # Another QuestDB or job shared the machine during its repeats (ingest.contention).
         "contended": _validated(row.get("contended")) is True,
+        # Readers beside the repeats (ingestbench.queryload): absent in a run without them.
+        **({"readers": readers_entry(row)} if _present(row.get("reader_counts")) else {}),
         # The method cannot load the dataset (own data): the reason, and no figures.
         **({"status": UNSUPPORTED, "reason": str(row.get("reason"))}
            if row.get(STATUS) == UNSUPPORTED else {}),
     }  # fmt: skip
+
+
+def _present(value: Any) -> bool:
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
+
+
+def readers_entry(row: dict[str, Any]) -> dict[str, Any]:
+    """A variant's figures with readers (results.summary_readers), per reader count."""
+    counts = [int(c) for c in str(row["reader_counts"]).split("/")]
+
+    def of(prefix: str, stats: tuple[str, ...], suffix: str) -> dict[str, Any]:
+        return {s: _number(row.get(f"{prefix}_{s}{suffix}")) for s in stats}
+
+    by_count = []
+    for n in counts:
+        entry = {"readers": n, "rows_per_s": _number(row.get(f"rows_per_s_median_r{n}")),
+                 "slowdown": _number(row.get(f"slowdown_r{n}")),
+                 "lag_s": {s: _number(row.get(f"lag_s_{s}_r{n}"))
+                           for s in ("p50", "p95", "p99", "max")}}  # fmt: skip
+        if n > 0:
+            entry |= {
+                "query_ms": {s: _number(row.get(f"query_{s}_ms_r{n}")) for s in QUERY_STATS},
+                "qps": _number(row.get(f"qps_r{n}")),
+                "query_ms_idle": {
+                    s: _number(row.get(f"query_{s}_ms_idle_r{n}")) for s in QUERY_STATS
+                },  # fmt: skip
+                "qps_idle": _number(row.get(f"qps_idle_r{n}")),
+                "errors": _int(row.get(f"reader_errors_r{n}")),
+                "readers_behind": _int(row.get(f"readers_behind_r{n}")),
+            }
+        by_count.append(entry)
+    basis = row.get("lag_basis")  # "n/a" reads back from summary.csv as a missing value
+    return {"lag_basis": basis if isinstance(basis, str) else "n/a", "rate_per_s": _number(
+        row.get("reader_rate_per_s")), "by_count": by_count}  # fmt: skip
+
+
+#: The query latency percentiles a readers' entry keeps (results.summary_readers).
+QUERY_STATS = ("p50", "p95", "p99")
+#: Points kept per line of a series in the archive (evenly spaced in time): enough for the page.
+SERIES_POINTS = 150
+
+
+def series_entries(results: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The over-time series of the variants that ran with readers (each reader count's first
+    repeat), thinned to SERIES_POINTS points per line, from the files beside the run files."""
+    import pandas as pd
+
+    out = []
+    for r in rows:
+        if not _present(r.get("reader_counts")):
+            continue
+        path = Path(results) / "runs" / r["dataset"] / f"{r['variant']}.series.csv"
+        if not path.is_file():
+            continue
+        df = pd.read_csv(path)
+        for n, group in df.groupby("readers"):
+            group = group[group["repeat"] == group["repeat"].min()]
+            step = max(1, len(group) // SERIES_POINTS)
+            group = group.iloc[::step]
+            out.append({"dataset": r["dataset"], "variant": r["variant"], "readers": int(n),
+                        "t_s": [round(float(t), 3) for t in group["t_s"]],
+                        "rows_accepted": [int(v) for v in group["rows_accepted"]],
+                        "rows_visible": [int(v) for v in group["rows_visible"]]})  # fmt: skip
+    return out
 
 
 def dataset_entries(
@@ -229,6 +295,10 @@ def build_document(results: Path, label: str | None = None) -> dict[str, Any]:
         "datasets": dataset_entries(rows, profiles),
         "variants": [variant_entry(r) for r in rows],
     }
+    if series := series_entries(results, rows):  # a run with readers only
+        doc["series"] = series
+    if pinning := env.get("pinning"):  # server and client on cores of their own
+        doc["pinning"] = pinning
     check(doc, summary_path)
     return doc
 

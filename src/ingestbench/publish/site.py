@@ -22,14 +22,14 @@ from typing import Any
 from ingestbench.files import write_text_atomic
 from ingestbench.publish.archive import build_document, read_archive
 from ingestbench.publish.history import commit_order, group_key, ordered, series
-from ingestbench.publish.specs import cost_charts, history_chart, rate_chart
+from ingestbench.publish.specs import cost_charts, history_chart, over_time_chart, rate_chart
 from ingestbench.results.published import MACHINE, PUBLISHED
 
 log = logging.getLogger(__name__)
 PAGE = Path(__file__).parent / "page"
 CURRENT = "current"
 #: The page's script, in this order, as one module: shared state and helpers first, start last.
-SCRIPTS = ("state.js", "matrix.js", "charts.js", "history.js", "main.js")
+SCRIPTS = ("state.js", "matrix.js", "charts.js", "readers.js", "history.js", "main.js")
 
 
 def history_groups(
@@ -94,7 +94,12 @@ def page(docs: list[dict[str, Any]], built: str | None = None) -> str:
         "runs": docs,
         "published": published_rows(),
         "history": history_groups(docs),
-        "specs": {"rate": rate_chart(), "costs": cost_charts(), "history": history_chart()},
+        "specs": {
+            "rate": rate_chart(),
+            "costs": cost_charts(),
+            "history": history_chart(),
+            "over_time": over_time_chart(),
+        },  # fmt: skip
         "built": built or dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
     inline = inline_json(data)

@@ -138,3 +138,31 @@ def history_chart() -> dict[str, Any]:
         )
     )
     return (lines + marks).properties(width=1100, height=260).to_dict()
+
+
+def over_time_chart() -> dict[str, Any]:
+    """Rows accepted (solid) and visible (dashed) over a repeat's seconds, a colour per variant,
+    a panel per reader count (records: variant, readers, t, rows, line)."""
+    import altair as alt
+
+    return (
+        alt.Chart(alt.NamedData("rows"))
+        .mark_line()
+        .encode(
+            x=alt.X("t:Q", title="seconds since the repeat's start"),
+            y=alt.Y("rows:Q", title="rows", axis=alt.Axis(format="~s")),
+            color=alt.Color("variant:N", legend=alt.Legend(orient="bottom", columns=2)),
+            strokeDash=alt.StrokeDash("line:N", legend=alt.Legend(orient="bottom", title=None)),
+            detail="variant:N",
+            tooltip=[
+                "variant:N",
+                "readers:N",
+                "line:N",
+                alt.Tooltip("t:Q", format=".1f"),
+                alt.Tooltip("rows:Q", format=",.0f"),
+            ],  # fmt: skip
+        )
+        .properties(width=340, height=220)
+        .facet(column=alt.Column("readers:N", title=None, sort="ascending"))
+        .to_dict()
+    )

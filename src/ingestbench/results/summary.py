@@ -24,6 +24,7 @@ from ingestbench.results.profile_text import (
 )
 from ingestbench.results.records import RunFile, SummaryRow, read_run
 from ingestbench.results.summary_markdown import to_markdown
+from ingestbench.results.summary_readers import add_readers_columns
 from ingestbench.results.summary_rows import (
     MEASURED,
     STATUS,
@@ -87,6 +88,7 @@ def summarize(
         for key in DESCRIBED_KEYS:
             df[f"dataset_{key}"] = [r.dataset.extra.get(key) for r in records]
     df["hosts"], df["mixed_machines"] = host_columns([r.to_dict() for r in records])
+    df = add_readers_columns(df, records)  # only with readers: a summary without stays the same
     if unsupported:  # the columns only then: a summary without such runs stays as it was
         df[STATUS] = MEASURED
         df["reason"] = None

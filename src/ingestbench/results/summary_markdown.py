@@ -11,6 +11,7 @@ import pandas as pd
 
 from ingestbench.results.ceiling import wire_ceilings
 from ingestbench.results.profile_text import profile_lines
+from ingestbench.results.summary_readers import readers_lines
 from ingestbench.results.summary_rows import MIB, TO_SQL, measured
 from ingestbench.variants import CAPPED_METHODS
 
@@ -147,6 +148,7 @@ def to_markdown(
                 f"{int(capped['rows'].iloc[0]):,} rows only (`rows_cap`); compare their rates, "
                 "not their times."
             )
+    lines += readers_lines(df)
     if "mixed_machines" in df and df["mixed_machines"].fillna(False).astype(bool).any():
         mixed = df[df["mixed_machines"].fillna(False).astype(bool)]
         lines += [

@@ -90,6 +90,7 @@ async function draw() {
     renderMatrixLegend(m);
     renderMatrix(m);
     await renderCharts(m);
+    await renderReaders();
   } else {
     await renderHistory();
   }

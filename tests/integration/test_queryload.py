@@ -44,6 +44,18 @@ def test_every_failed_query_is_counted_and_the_first_are_kept(questdb):
     assert record["readers_behind"] in (0, 1, 2) and len(record["reader_rates"]) == 2
 
 
+def test_readers_as_fast_as_they_can_outpace_a_set_rate_and_none_is_marked_behind(questdb):
+    questdb.sql("CREATE TABLE t_fast (v DOUBLE, ts TIMESTAMP) TIMESTAMP(ts) PARTITION BY DAY WAL")
+    kinds = [QueryKind("count", "SELECT count() FROM t_fast")]
+    paced = QueryLoad(_plan(questdb, "t_fast", kinds, readers=1, rate_per_s=5.0)).run_for(1.0)
+    fast = QueryLoad(_plan(questdb, "t_fast", kinds, readers=1, rate_per_s=None)).run_for(1.0)
+    paced, fast = paced.record(), fast.record()
+    assert paced["queries"]["count"]["count"] <= 7  # 5 a second, give or take the edges
+    assert fast["queries"]["count"]["count"] > paced["queries"]["count"]["count"]
+    assert fast["errors"] == 0 and fast["rate_per_s"] is None
+    assert fast["readers_behind"] is None  # no set rate: nobody can fall behind it
+
+
 def test_the_sampler_sees_rows_accepted_then_visible_in_order(questdb):
     questdb.sql("CREATE TABLE t_sampled (v DOUBLE, ts TIMESTAMP) TIMESTAMP(ts) "
                 "PARTITION BY DAY WAL")  # fmt: skip

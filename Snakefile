@@ -13,8 +13,8 @@ from snakemake.utils import min_version
 
 from ingestbench.config import ConfigError, validate_config
 from ingestbench.datasets import dataset_pattern
-from ingestbench.disk import DiskSpaceError
-from ingestbench.rule_records import rerun_what_changed
+from ingestbench.storage.disk import DiskSpaceError
+from ingestbench.workflow.rule_records import rerun_what_changed
 
 min_version("9.0")
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from _bench import REPO, TABLE, bench_parser, dataset_and_server, interleaved, medians
 from findings import findings_file
 
-from ingestbench.arrow import to_pandas
+from ingestbench.columnar.arrow import to_pandas
 from ingestbench.config import load_config
 from ingestbench.ingest.frames.readers import import_libraries, iter_frames
 from ingestbench.ingest.methods import cpu_job

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from findings import findings_file
 
-from ingestbench.files import write_json_atomic
+from ingestbench.storage.files import write_json_atomic
 
 REPO = Path(__file__).resolve().parents[1]
 

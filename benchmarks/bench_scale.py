@@ -41,16 +41,16 @@ from pathlib import Path
 from _bench import REPO, TABLE, warm_up_each
 from findings import findings_file
 
+from ingestbench.columnar.duckdb_sql import duckdb_limits
 from ingestbench.config import QuestDBSettings, load_config
-from ingestbench.disk import Need, check_needs, files_bytes
-from ingestbench.duckdb_sql import duckdb_limits
 from ingestbench.errors import UserError
-from ingestbench.files import atomic_path
 from ingestbench.ingest.frames.readers import import_libraries
 from ingestbench.ingest.methods import cpu_job
 from ingestbench.ingest.runner import PeakRss, run_repeat
 from ingestbench.results.records import SCHEMA_VERSION
 from ingestbench.server.configured import questdb_server
+from ingestbench.storage.disk import Need, check_needs, files_bytes
+from ingestbench.storage.files import atomic_path
 from ingestbench.tsbs import DatasetParams, generate
 from ingestbench.validate import expected_aggregates, export_table, questdb_aggregates, validate_run
 from ingestbench.variants import parse_variant_name

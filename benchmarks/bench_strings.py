@@ -41,7 +41,7 @@ import pyarrow.parquet as pq
 from _bench import dataset_and_server, warm_up_each
 from findings import findings_file
 
-from ingestbench.arrow import rechunk, to_pandas
+from ingestbench.columnar.arrow import rechunk, to_pandas
 from ingestbench.ingest.frames import encoder as encoder_module
 from ingestbench.ingest.frames.encoder import IlpEncoder, as_record_batch
 from ingestbench.ingest.methods import Job

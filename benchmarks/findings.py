@@ -46,7 +46,7 @@ def findings_file(name: str, fallback: Path | None = None) -> Path | None:
 
 def meta(name: str, argv: list[str], started: dt.datetime, ended: dt.datetime) -> dict:
     from ingestbench.dev.lockfile import locked_versions
-    from ingestbench.environment import (
+    from ingestbench.ingest.environment import (
         git_info,
         host_info,
         installed_version,

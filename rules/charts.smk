@@ -5,7 +5,7 @@
 
 # The chart list, from a light module: parsing the workflow does not load matplotlib.
 from ingestbench.charts.registry import CHARTS
-from ingestbench.rule_inputs import chart_settings
+from ingestbench.workflow.rule_inputs import chart_settings
 
 
 report: "../report/workflow.rst"

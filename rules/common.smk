@@ -1,6 +1,6 @@
 # Helpers shared by all the .smk files: the experiment's folders, its datasets and the variant
 # matrix, and what each rule depends on. The matrix itself is decided in ingestbench.variants and
-# the settings each rule depends on in ingestbench.rule_inputs; this file only turns them into
+# the settings each rule depends on in ingestbench.workflow.rule_inputs; this file only turns them into
 # file lists and params.
 
 from pathlib import Path
@@ -10,9 +10,9 @@ from snakemake.logging import logger
 
 from ingestbench.charts.registry import chart_paths
 from ingestbench.datasets import dataset_entries, of_entry, plan
-from ingestbench.disk import check_needs, workflow_needs
+from ingestbench.storage.disk import check_needs, workflow_needs
 from ingestbench.errors import UserError
-from ingestbench.rule_inputs import code_digest, readers_settings
+from ingestbench.workflow.rule_inputs import code_digest, readers_settings
 from ingestbench.server.certificate import UNVERIFIED
 from ingestbench.variants import (
     NO_COPY_ROOT,

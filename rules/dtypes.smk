@@ -2,7 +2,7 @@
 # through the configured methods and transports, each into a table of its own on one fresh
 # server, checked by DuckDB.
 
-from ingestbench.rule_inputs import dtype_matrix_settings
+from ingestbench.workflow.rule_inputs import dtype_matrix_settings
 
 
 rule dtype_matrix:

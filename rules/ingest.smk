@@ -6,7 +6,7 @@
 
 import os
 
-from ingestbench.rule_inputs import ingest_settings
+from ingestbench.workflow.rule_inputs import ingest_settings
 
 
 rule ingest:

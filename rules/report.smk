@@ -4,7 +4,7 @@
 import os
 
 from ingestbench.config import config_hash
-from ingestbench.rule_inputs import file_digest, ingest_settings
+from ingestbench.workflow.rule_inputs import file_digest, ingest_settings
 
 LOCK = os.path.join(workflow.basedir, "requirements.lock")
 

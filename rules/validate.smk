@@ -1,7 +1,7 @@
 # Prove what landed: DuckDB aggregates of each dataset, then each ingestion checked against them
 # and row for row against the export of its table (see ingestbench.validate).
 
-from ingestbench.rule_inputs import validate_settings
+from ingestbench.workflow.rule_inputs import validate_settings
 
 
 rule expected:

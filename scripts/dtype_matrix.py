@@ -6,8 +6,8 @@ import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm cond
 
 from ingestbench.config import QuestDBSettings
 from ingestbench.dtypes.job import MatrixFiles, matrix_job
-from ingestbench.rule_records import run_rule
 from ingestbench.server.jar import server_jar
+from ingestbench.workflow.rule_records import run_rule
 
 
 def main(sm) -> None:

@@ -5,9 +5,9 @@ from pathlib import Path
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
 from ingestbench.config import QuestDBSettings
-from ingestbench.environment import record_environment
-from ingestbench.rule_records import run_rule
+from ingestbench.ingest.environment import record_environment
 from ingestbench.server.jar import server_jar
+from ingestbench.workflow.rule_records import run_rule
 
 
 def main(sm) -> None:

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
-from ingestbench.files import load_json
-from ingestbench.rule_records import run_rule
+from ingestbench.storage.files import load_json
 from ingestbench.validate import write_expected
+from ingestbench.workflow.rule_records import run_rule
 
 
 def main(sm) -> None:

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
-from ingestbench.files import write_json_atomic
-from ingestbench.rule_records import run_rule
 from ingestbench.server.jar import fetch_jar, verify_jar
+from ingestbench.storage.files import write_json_atomic
+from ingestbench.workflow.rule_records import run_rule
 
 
 def main(sm) -> None:

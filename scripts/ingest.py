@@ -6,9 +6,9 @@ import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm cond
 
 from ingestbench.config import Settings, job_config
 from ingestbench.ingest.job import IngestFiles, ingest_job
-from ingestbench.rule_records import run_rule
 from ingestbench.server.jar import server_jar
 from ingestbench.variants import parse_variant_name
+from ingestbench.workflow.rule_records import run_rule
 
 
 def main(sm) -> None:

@@ -7,7 +7,7 @@ import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm cond
 
 from ingestbench.own.example import write_example
 from ingestbench.own.flights import write_flights
-from ingestbench.rule_records import run_rule
+from ingestbench.workflow.rule_records import run_rule
 
 WRITERS = {"trades": write_example, "flights": write_flights}
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
 from ingestbench.charts.over_time import draw_over_time
-from ingestbench.rule_records import run_rule
+from ingestbench.workflow.rule_records import run_rule
 
 
 def main(sm) -> None:

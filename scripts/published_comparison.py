@@ -5,7 +5,7 @@ from pathlib import Path
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
 from ingestbench.results.published import write_published_comparison
-from ingestbench.rule_records import run_rule
+from ingestbench.workflow.rule_records import run_rule
 
 
 def main(sm) -> None:

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
-from ingestbench.files import load_json
 from ingestbench.own.manifest import spec_of
 from ingestbench.own.sort import write_sorted
-from ingestbench.rule_records import run_rule
+from ingestbench.storage.files import load_json
+from ingestbench.workflow.rule_records import run_rule
 
 
 def main(smk) -> None:

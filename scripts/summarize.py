@@ -6,7 +6,7 @@ from pathlib import Path
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
 from ingestbench.results.summary import write_summary
-from ingestbench.rule_records import run_rule
+from ingestbench.workflow.rule_records import run_rule
 
 
 def main(sm) -> None:

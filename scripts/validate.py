@@ -4,8 +4,8 @@ from pathlib import Path
 
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
-from ingestbench.rule_records import run_rule
 from ingestbench.validate import validate_files
+from ingestbench.workflow.rule_records import run_rule
 
 
 def main(sm) -> None:

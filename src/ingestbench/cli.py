@@ -4,8 +4,8 @@ Each subcommand has an ``add_<name>_parser(subparsers)`` function that declares 
 sets ``func`` to the handler; the handler returns the exit code. Heavy imports (numpy, pyarrow)
 happen inside the handlers, so ``ingestbench --help`` stays fast.
 
-May import: errors, schema, config, variants, disk, tsbs, server, results, ingest, publish,
-rule_inputs, datasets (the plan), own (a user's table by hand).
+May import: errors, schema, config, variants, storage.disk, tsbs, server, results, ingest, publish,
+workflow.rule_inputs, datasets (the plan) and own (a user's table by hand).
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def add_generate_parser(subparsers: argparse._SubParsersAction) -> argparse.Argu
 def run_generate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ingestbench.disk import Need, check_needs, files_bytes
+    from ingestbench.storage.disk import Need, check_needs, files_bytes
     from ingestbench.tsbs import BOTH, DatasetParams, generate
 
     given = {
@@ -169,8 +169,8 @@ def run_ingest(args: argparse.Namespace) -> int:
     from ingestbench.config import Settings, load_config
     from ingestbench.errors import UserError
     from ingestbench.ingest.job import IngestFiles, ingest_job
-    from ingestbench.rule_inputs import ingest_settings
     from ingestbench.variants import parse_variant_name
+    from ingestbench.workflow.rule_inputs import ingest_settings
 
     config = load_config(args.config)
     if args.repeats:

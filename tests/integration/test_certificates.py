@@ -78,7 +78,7 @@ def test_tls_verify_false_loads_with_a_warning(terminated, tiny_dataset, tmp_pat
 
 def test_the_environment_record_says_verification_was_off(terminated, tmp_path):
     from ingestbench.config import load_config
-    from ingestbench.environment import record_environment
+    from ingestbench.ingest.environment import record_environment
 
     block, _ = terminated
     path = tmp_path / "c.yaml"

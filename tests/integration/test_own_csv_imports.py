@@ -16,9 +16,9 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pytest
 
-from ingestbench.files import load_json
 from ingestbench.ingest.job import IngestFiles, ingest_job
 from ingestbench.ingest.methods import SendError
+from ingestbench.storage.files import load_json
 from ingestbench.variants import parse_variant_name
 from tests.integration.test_own_ingest import _dataset, _load_and_validate, _settings
 

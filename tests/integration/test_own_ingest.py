@@ -16,10 +16,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from ingestbench.config import Settings, validate_config
-from ingestbench.files import load_json
 from ingestbench.ingest.job import IngestFiles, _measure, ingest_job
 from ingestbench.own.dataset import OwnDataset
 from ingestbench.own.manifest import write_own_manifest
+from ingestbench.storage.files import load_json
 from ingestbench.validate import validate_files
 from ingestbench.validate.aggregates import write_expected
 from ingestbench.variants import parse_variant_name

@@ -13,13 +13,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from ingestbench import disk
 from ingestbench.ingest.methods import Job, SendError, cpu_job
 from ingestbench.ingest.runner import run_repeat
 from ingestbench.results.records import SCHEMA_VERSION
 from ingestbench.server.process import QuestDB, embedded_server
 from ingestbench.server.table import wait_visible
 from ingestbench.server.uploads import placed_in
+from ingestbench.storage import disk
 from ingestbench.validate import (
     expected_aggregates,
     export_table,

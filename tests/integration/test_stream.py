@@ -8,7 +8,7 @@ import multiprocessing as mp
 
 import pytest
 
-from ingestbench.arrow import to_pandas
+from ingestbench.columnar.arrow import to_pandas
 from ingestbench.config import Settings, validate_config
 from ingestbench.errors import UserError
 from ingestbench.ingest.frames.readers import iter_frames

@@ -140,7 +140,7 @@ def test_server_auth_takes_the_secrets_from_the_environment_or_makes_them(monkey
 
 
 def test_settings_that_hold_secrets_are_never_recorded():
-    from ingestbench.environment import _sensitive
+    from ingestbench.ingest.environment import _sensitive
 
     assert _sensitive({"property_path": "http.password", "sensitive": True})
     assert _sensitive({"property_path": "pg.password"})  # a server without the column

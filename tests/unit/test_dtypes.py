@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from ingestbench.arrow import to_pandas
+from ingestbench.columnar.arrow import to_pandas
 from ingestbench.dtypes.cases import CASES, KINDS, ROWS
 from ingestbench.dtypes.matrix import CHANGED, OUTCOMES, Cell, markdown, read_csv, write_csv
 

@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from ingestbench.columnar.duckdb_sql import OWN_FILE_UNREADABLE
 from ingestbench.config import (
     DEFAULT_CONFIG,
     SECRET_IN_CONFIG,
@@ -21,7 +22,6 @@ from ingestbench.config import (
     read_config_file,
     validate_config,
 )
-from ingestbench.duckdb_sql import OWN_FILE_UNREADABLE
 from ingestbench.errors import UserError
 from ingestbench.own.dataset import SAME_LABEL_OTHER_FILE, OwnDataError, check_manifest_source
 from ingestbench.server.certificate import CA_AS_SERVER, SELF_SIGNED, UNVERIFIED

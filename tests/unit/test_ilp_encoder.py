@@ -13,7 +13,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from ingestbench.arrow import to_pandas
+from ingestbench.columnar.arrow import to_pandas
 from ingestbench.ingest.frames.encoder import EncodeError, IlpEncoder, as_record_batch
 from ingestbench.ingest.frames.readers import iter_frames
 from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP

@@ -152,3 +152,15 @@ def test_late_imports_are_seen():
     late = imports("ingestbench.ingest.job")  # its measuring code is imported inside _measure
     assert "ingestbench.ingest.runner" in late
     assert "ingestbench.ingest.runner" not in imports("ingestbench.ingest.job", at_import_time=True)
+
+
+def test_the_top_holds_at_most_eight_modules_each_with_its_reason():
+    """A module stays at the top only if no package owns it, and docs/development.md says why."""
+    top = sorted(path.stem for path in PACKAGE.glob("*.py"))
+    assert len(top) <= 8, f"{len(top)} modules at the top ({top}): move one into its package"
+    doc = (ingestbench.CHECKOUT / "docs" / "development.md").read_text()
+    heading = "### What stays at the top of the package"
+    assert heading in doc, f"docs/development.md has no section '{heading}'"
+    section = doc.split(heading, 1)[1].split("\n#", 1)[0]
+    unexplained = [m for m in top if f"- `{m}`:" not in section]
+    assert not unexplained, f"docs/development.md does not say why {unexplained} stay at the top"

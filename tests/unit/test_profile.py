@@ -9,15 +9,15 @@ import duckdb
 import pandas as pd
 import pytest
 
+from ingestbench.columnar.duckdb_sql import sql_str
 from ingestbench.datasets import dataset_entries, plan
-from ingestbench.disk import sorted_copy_bytes, workflow_needs
-from ingestbench.duckdb_sql import sql_str
 from ingestbench.own.dataset import OwnDataset
 from ingestbench.own.example import write_example
 from ingestbench.own.flights import write_flights
 from ingestbench.own.manifest import own_manifest, spec_of
 from ingestbench.own.sort import as_sorted_copy, write_sorted
 from ingestbench.results.profile_text import profile_lines, profile_text, recommendation
+from ingestbench.storage.disk import sorted_copy_bytes, workflow_needs
 from ingestbench.tsbs.generator import generate
 from ingestbench.tsbs.manifest import sha256
 from ingestbench.tsbs.params import DatasetParams

@@ -8,7 +8,7 @@ import pytest
 
 from ingestbench.config import QuestDBSettings, Settings, job_config, load_config
 from ingestbench.datasets import plan
-from ingestbench.rule_inputs import (
+from ingestbench.workflow.rule_inputs import (
     PACKAGE_DIR,
     chart_settings,
     code_digest,

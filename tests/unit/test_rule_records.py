@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ingestbench.rule_records import (
+from ingestbench.workflow.rule_records import (
     needs_rerun,
     record_path,
     recorded_digest,

@@ -12,8 +12,8 @@ import pytest
 
 from ingestbench.config import config_hash, validate_config
 from ingestbench.dev.lockfile import locked_versions
-from ingestbench.environment import collect_environment, write_environment
 from ingestbench.errors import UserError
+from ingestbench.ingest.environment import collect_environment, write_environment
 from ingestbench.results.summary import (
     SummaryError,
     read_summary,
@@ -278,7 +278,7 @@ def test_cpu_per_million_rows_and_table_size_on_disk(tmp_path):
 def test_a_checkout_is_dirty_for_changed_code_not_for_rewritten_results(tmp_path):
     import subprocess
 
-    from ingestbench.environment import git_info
+    from ingestbench.ingest.environment import git_info
 
     def git(*args):
         subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)

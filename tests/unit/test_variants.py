@@ -125,7 +125,7 @@ def test_the_schema_offers_exactly_the_matrix():
 
 
 def test_every_format_of_the_matrix_has_a_writer_and_a_size_per_row_and_no_more():
-    from ingestbench.disk import FILE_BYTES_PER_ROW
+    from ingestbench.storage.disk import FILE_BYTES_PER_ROW
     from ingestbench.tsbs import WRITERS
 
     assert tuple(WRITERS) == FORMATS

@@ -1,9 +1,9 @@
 """Every result matches the config and code that claim it, from what a fresh clone holds: the
 default config plans every ingestion; after a real run of a small config, an edit plans exactly
 the jobs it changes with no Snakemake metadata at all (each dry run starts without
-`.snakemake/`: the jobs' own records decide, ingestbench.rule_records), also on a results folder
-whose file times say nothing; the summary never shows a run of other settings; a config of one's
-own in `results/` runs its own datasets; experiments keep their results side by side; the
+`.snakemake/`: the jobs' own records decide, ingestbench.workflow.rule_records), also on a results
+folder whose file times say nothing; the summary never shows a run of other settings; a config of
+one's own in `results/` runs its own datasets; experiments keep their results side by side; the
 reference runs redraw without ingesting; and `make clean` removes only what runs made."""
 
 from __future__ import annotations

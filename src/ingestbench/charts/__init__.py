@@ -5,5 +5,5 @@
 - `style`: palette, markers and the figure's frame, shared by every chart.
 - `draw`: one drawing function per chart, registered under its name.
 
-May import: files, results, variants (the libraries and methods charts group by).
+May import: storage.files, results and variants (the libraries and methods charts group by).
 """

@@ -61,9 +61,9 @@ from ingestbench.charts.style import (  # noqa: E402
     suptitle,
     theme,
 )
-from ingestbench.files import load_json  # noqa: E402
 from ingestbench.results.ceiling import LABEL, wire_ceilings  # noqa: E402
 from ingestbench.results.summary import read_summary  # noqa: E402
+from ingestbench.storage.files import load_json  # noqa: E402
 from ingestbench.variants import LIBRARIES  # noqa: E402
 
 log = logging.getLogger(__name__)

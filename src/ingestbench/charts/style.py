@@ -19,7 +19,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from ingestbench.charts.data import machine_label, rows_label  # noqa: E402
-from ingestbench.files import atomic_path  # noqa: E402
+from ingestbench.storage.files import atomic_path  # noqa: E402
 
 WIDTH_IN = 9.0
 DPI = 150

@@ -11,9 +11,9 @@ dataset's kind (`DatasetKind`, in `kind`) instead of branching on it.
 
 Light: the Snakefile imports it; the kinds import their heavy parts where they use them.
 
-May import: errors, variants, disk (the sorted copy's bytes), duckdb_sql (a source's relation),
-results.profile (the profile's shape), queryload.queries (the queries readers send), tsbs,
-own.
+May import: errors, variants, storage.disk (the sorted copy's bytes), columnar.duckdb_sql (a
+source's relation), results.profile (the profile's shape), queryload.queries (the queries readers
+send), tsbs and own.
 """
 
 from __future__ import annotations

@@ -9,12 +9,12 @@ from typing import Any
 
 from ingestbench.datasets.kind import CsvImport, DatasetKind, FrameSource, TableSource
 from ingestbench.datasets.tsbs import CSV_TIMESTAMP_PATTERN
-from ingestbench.disk import sorted_copy_bytes
 from ingestbench.errors import UserError
 from ingestbench.own import dataset as own_dataset
 from ingestbench.own.dataset import OwnDataset
 from ingestbench.own.spec import OwnTableSpec
 from ingestbench.queryload.queries import QueryKind, latest_queries
+from ingestbench.storage.disk import sorted_copy_bytes
 from ingestbench.tsbs.columns import TableSpec
 from ingestbench.variants import Variant
 
@@ -160,12 +160,14 @@ class OwnKind(DatasetKind):
         return tuple(spec.columns)  # the file may hold columns the table leaves out
 
     def source_relation(self, spec: TableSpec, path: Path, limit: int | None) -> str:
-        from ingestbench.duckdb_sql import own_relation  # duckdb: not at the Snakefile's start
+        from ingestbench.columnar.duckdb_sql import (
+            own_relation,  # duckdb: not at the Snakefile's start
+        )
 
         return own_relation(spec, limit)  # the user's file, as spec.source reads it
 
     def unreadable(self, spec: TableSpec, path: Path, exc: Exception) -> UserError:
-        from ingestbench.duckdb_sql import own_unreadable
+        from ingestbench.columnar.duckdb_sql import own_unreadable
 
         return own_unreadable(spec.source.path, exc)
 

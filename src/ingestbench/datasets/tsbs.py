@@ -174,12 +174,14 @@ class TsbsKind(DatasetKind):
         return None  # the generated file holds the table's columns and no other
 
     def source_relation(self, spec: TableSpec, path: Path, limit: int | None) -> str:
-        from ingestbench.duckdb_sql import source_relation  # duckdb: not at the Snakefile's start
+        from ingestbench.columnar.duckdb_sql import (
+            source_relation,  # duckdb: not at the Snakefile's start
+        )
 
         return source_relation(path, limit)
 
     def unreadable(self, spec: TableSpec, path: Path, exc: Exception) -> UserError:
-        from ingestbench.duckdb_sql import unreadable
+        from ingestbench.columnar.duckdb_sql import unreadable
 
         return unreadable(path, exc)
 

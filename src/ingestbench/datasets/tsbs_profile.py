@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ingestbench.disk import FILE_BYTES_PER_ROW
-from ingestbench.duckdb_sql import duck, ident, sql_str
+from ingestbench.columnar.duckdb_sql import duck, ident, sql_str
 from ingestbench.results.profile import FORMATS, dataset_profile, size, table_profile
+from ingestbench.storage.disk import FILE_BYTES_PER_ROW
 from ingestbench.tsbs.columns import TableSpec
 
 

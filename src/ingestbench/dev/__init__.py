@@ -6,6 +6,6 @@
 - `rulegraph`: the Snakefile's rule graph as Mermaid, kept in docs/development.md.
 - `workflow_copy`: a runnable copy of the workflow in another directory (tests, benchmarks).
 
-May import: config (the README's config hash), schema (the configuration reference), variants
-(the method table), datasets (the plan: each dataset's variants), files.
+May import: config (the README's config hash), schema (the configuration reference), variants (the
+method table), datasets (the plan: each dataset's variants) and storage.files.
 """

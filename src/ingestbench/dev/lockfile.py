@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from ingestbench import CHECKOUT
-from ingestbench.files import write_text_atomic
+from ingestbench.storage.files import write_text_atomic
 
 ROOT = CHECKOUT
 LOCK = ROOT / "requirements.lock"

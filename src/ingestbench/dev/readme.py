@@ -21,8 +21,8 @@ from typing import Any
 from ingestbench import CHECKOUT
 from ingestbench.config import config_hash, load_config
 from ingestbench.dev.methods_doc import METHODS_DOC, methods_doc
-from ingestbench.files import write_text_atomic
 from ingestbench.schema import SCHEMA_PATH, load_schema
+from ingestbench.storage.files import write_text_atomic
 
 README = CHECKOUT / "README.md"
 CONFIGURATION = CHECKOUT / "docs" / "configuration.md"
@@ -256,7 +256,7 @@ def configuration_doc(schema_path: Path = SCHEMA_PATH) -> str:
         "merge the same way and give the same errors.",
         "",
         "**What reruns after an edit**: each rule's params carry the slice of the config its "
-        "outputs depend on (`ingestbench.rule_inputs`), each job records them beside its "
+        "outputs depend on (`ingestbench.workflow.rule_inputs`), each job records them beside its "
         "output, and a job whose record differs from the config reruns, with or without "
         "Snakemake's metadata ([development.md](development.md#what-reruns-a-job)), so "
         "`snakemake -n` shows exactly what an edit changes: `repeats`, `warmup_rows`, "

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from ingestbench import CHECKOUT
-from ingestbench.files import write_text_atomic
+from ingestbench.storage.files import write_text_atomic
 
 REPO = CHECKOUT
 PAGE = REPO / "docs" / "development.md"

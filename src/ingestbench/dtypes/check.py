@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from ingestbench.columnar.duckdb_sql import duck, sql_str
 from ingestbench.dtypes.cases import ROWS, TS0_NS, Case
-from ingestbench.duckdb_sql import duck, sql_str
 from ingestbench.server.process import QuestDB, QuestDBError
 from ingestbench.server.table import wait_visible
 from ingestbench.validate.export import export_table

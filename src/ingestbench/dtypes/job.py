@@ -9,7 +9,7 @@ from pathlib import Path
 from ingestbench.config import QuestDBSettings
 from ingestbench.dtypes.chart import draw_heatmap
 from ingestbench.dtypes.matrix import Cell, run_matrix, write_csv, write_markdown
-from ingestbench.environment import installed_version, questdb_info
+from ingestbench.ingest.environment import installed_version, questdb_info
 from ingestbench.server.configured import questdb_server
 from ingestbench.server.process import QuestDB
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from questdb import Sender
 
-from ingestbench.arrow import to_pandas
+from ingestbench.columnar.arrow import to_pandas
 from ingestbench.ingest.frames.encoder import IlpEncoder, as_record_batch
 from ingestbench.ingest.methods import pgwire
 from ingestbench.ingest.methods.base import row_ranges

@@ -10,8 +10,11 @@ repeats and the job.
   `runner` (the repeats of one variant), `warmup` (the untimed warm-up), `dedup` (the replay
   check), `contention`, and `job` (one ingestion job of the workflow: a server, the repeats, the
   run file, which it alone writes, each table's aggregates and export).
+- `environment`: what a run ran on (machine, Java, Python and the packages, the server's version
+  and settings, the commit): each run file's host, and results/environment.json.
 
-May import: errors, files, config, variants, environment, arrow, tsbs, server, results.records,
-validate (the job's export), datasets (the dataset's kind), own.rejected (naming the first
-row a server's CSV import rejected) and queryload (readers beside the repeats).
+May import: errors, storage.files, config, variants, columnar.arrow, tsbs, server, results.records,
+validate (the job's export), datasets (the dataset's kind), own.rejected (naming the first row a
+server's CSV import rejected), queryload (readers beside the repeats) and dev (the locked
+versions).
 """

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from ingestbench.config import Settings
 from ingestbench.datasets import DatasetKind, of_manifest
-from ingestbench.environment import host_info
-from ingestbench.files import load_json, space_for, write_json_atomic
 from ingestbench.ingest.contention import Contention
+from ingestbench.ingest.environment import host_info
 from ingestbench.results.records import SCHEMA_VERSION, RunFile, write_run
 from ingestbench.server.configured import questdb_server
 from ingestbench.server.process import QuestDB
+from ingestbench.storage.files import load_json, space_for, write_json_atomic
 from ingestbench.variants import Variant, server_unsupported
 
 if TYPE_CHECKING:
@@ -55,8 +55,8 @@ def ingest_job(
 ) -> RunFile:
     """Run all repeats of `variant` on a fresh (or the external) server; write the outputs.
 
-    `recorded_settings` (ingestbench.rule_inputs.ingest_settings) go into the run file: what
-    it ran under, which the summary checks against the config."""
+    `recorded_settings` (ingestbench.workflow.rule_inputs.ingest_settings) go into the run file:
+    what it ran under, which the summary checks against the config."""
     manifest = load_json(files.manifest, "dataset manifest")
     kind = of_manifest(manifest)
     qdb_settings = settings.questdb

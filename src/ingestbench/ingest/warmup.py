@@ -26,7 +26,7 @@ from typing import Any
 
 from questdb import Sender
 
-from ingestbench.arrow import to_pandas
+from ingestbench.columnar.arrow import to_pandas
 from ingestbench.ingest.frames.readers import read_frame
 from ingestbench.ingest.methods import METHODS, Job, client_errors, dataframe_into
 from ingestbench.ingest.timing import Clock

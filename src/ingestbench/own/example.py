@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ingestbench.files import atomic_paths
+from ingestbench.storage.files import atomic_paths
 
 VENUES = ("XLON", "XPAR", "XETR", "XNYS")
 SIDES = ("buy", "sell")

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ingestbench.files import atomic_paths
+from ingestbench.storage.files import atomic_paths
 
 CARRIERS = tuple(f"C{i:02d}" for i in range(16))
 AIRPORTS = tuple(f"A{i:03d}" for i in range(120))

@@ -9,10 +9,10 @@ import logging
 import warnings
 from pathlib import Path
 
-from ingestbench.arrow import to_pandas
-from ingestbench.files import atomic_paths
+from ingestbench.columnar.arrow import to_pandas
 from ingestbench.own.read import as_library, iter_tables
 from ingestbench.own.spec import OwnTableSpec
+from ingestbench.storage.files import atomic_paths
 
 log = logging.getLogger(__name__)
 CHUNK_ROWS = 100_000

@@ -15,12 +15,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ingestbench.files import write_json_atomic
 from ingestbench.own.dataset import OwnDataError, OwnDataset
 from ingestbench.own.describe import describe, parquet_files
 from ingestbench.own.partition import choose as choose_partition
 from ingestbench.own.profile import own_profile, scan
 from ingestbench.own.spec import OwnTableSpec
+from ingestbench.storage.files import write_json_atomic
 from ingestbench.tsbs.manifest import MANIFEST_SCHEMA_VERSION, generator_info, sha256
 
 log = logging.getLogger(__name__)

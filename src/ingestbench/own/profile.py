@@ -51,7 +51,7 @@ def _string_columns(spec: OwnTableSpec) -> list[str]:
 
 def scan(spec: OwnTableSpec, spill_root: Path | None = None) -> Scan:
     """The file measured by one DuckDB query (raises OwnDataError for a file it cannot read)."""
-    from ingestbench.duckdb_sql import duck, ident, own_in_file_order, sql_str
+    from ingestbench.columnar.duckdb_sql import duck, ident, own_in_file_order, sql_str
 
     # Any unit or zone as an instant: DuckDB's epoch() takes no nanoseconds; the session is UTC.
     cols, ts = spec.file_columns, f"CAST({ident(spec.timestamp)} AS TIMESTAMPTZ)"

@@ -21,7 +21,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ingestbench.arrow import from_arrow, rechunk
+from ingestbench.columnar.arrow import from_arrow, rechunk
 from ingestbench.own.dataset import CsvOptions, OwnDataError
 from ingestbench.own.spec import OwnTableSpec
 from ingestbench.own.types import arrow_type

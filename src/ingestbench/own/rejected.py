@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ingestbench.duckdb_sql import duck, ident, sql_str
+from ingestbench.columnar.duckdb_sql import duck, ident, sql_str
 from ingestbench.own.csv_times import pattern_regex
 from ingestbench.tsbs.columns import TableSpec
 

@@ -15,9 +15,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ingestbench.files import atomic_paths, write_json_atomic
 from ingestbench.own.dataset import OwnDataError, OwnDataset
 from ingestbench.own.spec import OwnTableSpec
+from ingestbench.storage.files import atomic_paths, write_json_atomic
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +28,7 @@ CSV_TIMES = "%Y-%m-%d %H:%M:%S.%f"
 def _select(spec: OwnTableSpec, csv: bool) -> str:
     """The source's columns; for a CSV, its zoned times as naive UTC (the session's zone), so
     each is written with one pattern and read back as the same instant."""
-    from ingestbench.duckdb_sql import ident
+    from ingestbench.columnar.duckdb_sql import ident
 
     if not csv:
         return "*"
@@ -45,7 +45,7 @@ def write_sorted(
 ) -> dict[str, Any]:
     """Write the source's rows ordered by its timestamp to `output` (atomically) and the sort's
     record (seconds, rows, memory limit) to `record`; the record."""
-    from ingestbench.duckdb_sql import duck, ident, own_relation, sql_str
+    from ingestbench.columnar.duckdb_sql import duck, ident, own_relation, sql_str
 
     csv = Path(output).suffix == ".csv"
     times = [t for c, t in spec.source.types if t.startswith("timestamp[")]

@@ -29,10 +29,10 @@ import jsonschema
 
 from ingestbench import CHECKOUT
 from ingestbench.errors import UserError
-from ingestbench.files import load_json, write_json_atomic
 from ingestbench.results.profile_text import profile_text
 from ingestbench.results.records import STATS, TIMES
 from ingestbench.results.summary_rows import STATUS, UNSUPPORTED
+from ingestbench.storage.files import load_json, write_json_atomic
 
 log = logging.getLogger(__name__)
 

@@ -19,11 +19,11 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from ingestbench.files import write_text_atomic
 from ingestbench.publish.archive import build_document, read_archive
 from ingestbench.publish.history import commit_order, group_key, ordered, series
 from ingestbench.publish.specs import cost_charts, history_chart, over_time_chart, rate_chart
 from ingestbench.results.published import MACHINE, PUBLISHED
+from ingestbench.storage.files import write_text_atomic
 
 log = logging.getLogger(__name__)
 PAGE = Path(__file__).parent / "page"

@@ -19,6 +19,6 @@ the same job (same server, same data) are the baseline the readers' repeats are 
 variant's name and files stay those of the default run, and the export validated row for row is
 the table of the job's last repeat, which ran with the most readers.
 
-May import: config (its settings), errors, files (atomic writes), server (a child's death with its
-parent) and variants (which methods import on the server's side).
+May import: config (its settings), errors, storage.files (atomic writes), server (a child's death
+with its parent) and variants (which methods import on the server's side).
 """

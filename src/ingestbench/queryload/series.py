@@ -14,7 +14,7 @@ import io
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from ingestbench.files import write_text_atomic
+from ingestbench.storage.files import write_text_atomic
 
 COLUMNS = ("readers", "repeat", "t_s", "rows_accepted", "rows_visible", "sequencer_txn",
            "writer_txn")  # fmt: skip

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ingestbench.errors import UserError
-from ingestbench.files import write_text_atomic
 from ingestbench.results.records import RecordError, read_run
+from ingestbench.storage.files import write_text_atomic
 
 FASTER, SLOWER, NOISE = "faster", "slower", "within noise"
 

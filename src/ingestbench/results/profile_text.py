@@ -13,8 +13,8 @@ from typing import Any
 
 import pandas as pd
 
-from ingestbench.files import load_json
 from ingestbench.results.profile import FORMATS
+from ingestbench.storage.files import load_json
 
 FORMAT_NAMES = {"parquet": "Parquet", "csv": "CSV", "ilp": "ILP"}
 #: A late share from which the profile says the out-of-order merge is at work.

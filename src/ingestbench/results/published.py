@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ingestbench.files import write_text_atomic
+from ingestbench.storage.files import write_text_atomic
 
 MIB = 2**20
 SOURCE = "https://github.com/questdb/py-tsbs-benchmark"

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ingestbench.files import ResultFileError, load_json, write_json_atomic
+from ingestbench.storage.files import ResultFileError, load_json, write_json_atomic
 
 #: Written into every result file; bump when a field changes meaning or goes away.
 SCHEMA_VERSION = 2
@@ -194,8 +194,8 @@ class RunFile(_Record):
     server: dict[str, Any] = field(default_factory=dict)
     host: Host | None = optional()
     warmup: Warmup | None = optional()
-    # The config's settings it ran under (ingestbench.rule_inputs.ingest_settings); absent in
-    # files written before they were recorded.
+    # The config's settings it ran under (ingestbench.workflow.rule_inputs.ingest_settings); absent
+    # in files written before they were recorded.
     settings: dict[str, Any] | None = optional()
     # The rows sent to each table, keyed by the dataset's name of it (cpu: {"cpu": rows});
     # absent where no table was loaded (an own table no method of the variant can load).

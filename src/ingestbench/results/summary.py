@@ -14,7 +14,6 @@ from typing import Any
 
 import pandas as pd
 
-from ingestbench.files import load_json, write_json_atomic, write_text_atomic
 from ingestbench.results.ceiling import add_ceiling_fraction
 from ingestbench.results.profile_text import (
     PROFILE_COLUMNS,
@@ -40,6 +39,7 @@ from ingestbench.results.summary_rows import (
     warmup_columns,
 )
 from ingestbench.results.summary_settings import check_settings
+from ingestbench.storage.files import load_json, write_json_atomic, write_text_atomic
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ingestbench.results.records import RunFile
 from ingestbench.results.summary_rows import SummaryError
-from ingestbench.rule_inputs import settings_differences
+from ingestbench.workflow.rule_inputs import settings_differences
 
 
 def check_settings(path: Path, record: RunFile, expected: Mapping[str, Any]) -> None:

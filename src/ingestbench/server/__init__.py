@@ -17,6 +17,6 @@
   table told by QuestDB's own cause).
 - `uploads`: handing a whole data file to the server (`/imp`, `read_parquet`) without a copy.
 
-May import: errors, files, disk, config (the `questdb` settings), schema (its defaults), tsbs
-(the table's columns), own.kinds (a user's column types).
+May import: errors, storage.files, storage.disk, config (the `questdb` settings), schema (its
+defaults), tsbs (the table's columns) and own.kinds (a user's column types).
 """

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ingestbench.config import QuestDBSettings
 from ingestbench.errors import UserError
-from ingestbench.files import write_json_atomic
+from ingestbench.storage.files import write_json_atomic
 
 log = logging.getLogger(__name__)
 MAVEN = "https://repo1.maven.org/maven2/org/questdb/questdb/{v}/questdb-{v}.jar"

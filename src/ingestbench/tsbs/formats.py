@@ -13,5 +13,5 @@ from ingestbench.tsbs.writers import CsvWriter, ParquetWriter, Writer
 #: ingestbench.variants.FORMATS (a test checks the two agree).
 WRITERS: dict[str, type[Writer]] = {"parquet": ParquetWriter, "csv": CsvWriter, "ilp": IlpWriter}
 #: What `--format both` means: the two dataframe formats (the ILP text is big, see
-#: ingestbench.disk.FILE_BYTES_PER_ROW).
+#: ingestbench.storage.disk.FILE_BYTES_PER_ROW).
 BOTH: tuple[str, ...] = ("parquet", "csv")

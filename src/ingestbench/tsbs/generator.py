@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ingestbench.files import atomic_paths
+from ingestbench.storage.files import atomic_paths
 from ingestbench.tsbs.formats import BOTH, WRITERS
 from ingestbench.tsbs.hosts import ROW_GROUP_ROWS, iter_rows, shuffle_within_lag
 from ingestbench.tsbs.manifest import file_entry, manifest

@@ -17,14 +17,15 @@ tables, its check family, its profile). Three steps, used by three jobs, each in
   hashes); `report` turns the result into the validation file, a log and one sentence.
 
 What they share (DuckDB connections, quoting, and timestamps as epoch microseconds in UTC, ISO
-strings with microsecond precision when shown) is in ingestbench.duckdb_sql, which a user's own
-file's counts use too.
+strings with microsecond precision when shown) is in ingestbench.columnar.duckdb_sql, which a user's
+own file's counts use too.
 
-May import: errors, files, tsbs, server, results.records, duckdb_sql, datasets (each source as
-its kind reads it), own.spec and own.kinds (the "columns" checks of a user's table).
+May import: errors, storage.files, tsbs, server, results.records, columnar.duckdb_sql, datasets
+(each source as its kind reads it), own.spec and own.kinds (the "columns" checks of a user's
+table).
 """
 
-from ingestbench.duckdb_sql import export_relation, iso_us
+from ingestbench.columnar.duckdb_sql import export_relation, iso_us
 from ingestbench.validate.aggregates import (
     TAG_VALUES_LIMIT,
     expected_aggregates,

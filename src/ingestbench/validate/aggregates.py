@@ -15,8 +15,7 @@ from typing import Any
 
 import duckdb
 
-from ingestbench.datasets import of_manifest, of_spec
-from ingestbench.duckdb_sql import (
+from ingestbench.columnar.duckdb_sql import (
     check_name,
     duck,
     epoch_us,
@@ -25,10 +24,11 @@ from ingestbench.duckdb_sql import (
     iso_us,
     number,
 )
+from ingestbench.datasets import of_manifest, of_spec
 from ingestbench.errors import UserError
-from ingestbench.files import write_json_atomic
 from ingestbench.results.records import SCHEMA_VERSION
 from ingestbench.server.process import QuestDB
+from ingestbench.storage.files import write_json_atomic
 from ingestbench.tsbs.columns import TableSpec, cpu_spec
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ from typing import Any
 
 import duckdb
 
-from ingestbench.duckdb_sql import (
+from ingestbench.columnar.duckdb_sql import (
     check_name,
     duck,
     epoch_us,

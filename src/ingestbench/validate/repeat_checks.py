@@ -25,8 +25,7 @@ from typing import Any
 
 import duckdb
 
-from ingestbench.datasets import of_spec
-from ingestbench.duckdb_sql import (
+from ingestbench.columnar.duckdb_sql import (
     check_name,
     duck,
     epoch_us,
@@ -35,6 +34,7 @@ from ingestbench.duckdb_sql import (
     sql_str,
     unreadable,
 )
+from ingestbench.datasets import of_spec
 from ingestbench.errors import UserError
 from ingestbench.server.process import QuestDB
 from ingestbench.tsbs.columns import TableSpec

@@ -7,10 +7,10 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from ingestbench.duckdb_sql import duckdb_limits
+from ingestbench.columnar.duckdb_sql import duckdb_limits
 from ingestbench.errors import UserError
-from ingestbench.files import load_json
 from ingestbench.results.records import SCHEMA_VERSION, read_run, write_validation
+from ingestbench.storage.files import load_json
 from ingestbench.validate.runs import validate_run
 
 log = logging.getLogger(__name__)

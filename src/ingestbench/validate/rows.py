@@ -12,8 +12,7 @@ from typing import Any
 
 import duckdb
 
-from ingestbench.datasets import of_spec
-from ingestbench.duckdb_sql import (
+from ingestbench.columnar.duckdb_sql import (
     duck,
     epoch_us,
     export_relation,
@@ -22,6 +21,7 @@ from ingestbench.duckdb_sql import (
     iso_us,
     unreadable,
 )
+from ingestbench.datasets import of_spec
 from ingestbench.errors import UserError
 from ingestbench.tsbs.columns import TIMESTAMP, TableSpec, cpu_spec
 

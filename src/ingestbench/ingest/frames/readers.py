@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ingestbench.arrow import arrow_to_pandas, from_arrow, rechunk
+from ingestbench.columnar.arrow import arrow_to_pandas, from_arrow, rechunk
 from ingestbench.datasets import of_spec
 from ingestbench.errors import UserError
 from ingestbench.tsbs.columns import TableSpec, cpu_spec

@@ -19,7 +19,7 @@ from typing import Any
 from questdb import QuestDBError as ClientError
 from questdb import Sender
 
-from ingestbench.arrow import to_pandas
+from ingestbench.columnar.arrow import to_pandas
 from ingestbench.errors import UserError
 from ingestbench.ingest.frames.pipeline import ChunkStream
 from ingestbench.ingest.frames.readers import head, iter_frames, read_frame

@@ -15,7 +15,7 @@ from typing import Any
 
 from questdb import Sender
 
-from ingestbench.arrow import to_pandas
+from ingestbench.columnar.arrow import to_pandas
 from ingestbench.ingest.frames.readers import import_libraries, read_frame
 from ingestbench.ingest.methods.base import (
     STREAMED,

@@ -10,8 +10,6 @@
   Snakemake metadata yet) reruns nothing.
 
 Light on purpose: the Snakefile imports this module while it parses.
-
-May import: config, variants.
 """
 
 from __future__ import annotations

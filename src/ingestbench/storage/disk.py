@@ -4,8 +4,6 @@ A 100M-row dataset takes about 8 GB as Parquet and 28 GB as CSV, and each ingest
 QuestDB data directory and a validation export of the same rows. A run that fills the disk halfway
 leaves nothing useful, so the workflow (and `ingestbench generate`) checks first and stops with one
 sentence: how much is needed, how much is free, and what to do.
-
-May import: errors.
 """
 
 from __future__ import annotations

@@ -1,7 +1,4 @@
-"""Logging for scripts: everything to the rule's log file, INFO and above to stderr too.
-
-May import: nothing.
-"""
+"""Logging for scripts: everything to the rule's log file, INFO and above to stderr too."""
 
 from __future__ import annotations
 

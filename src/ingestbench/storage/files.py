@@ -4,8 +4,6 @@ Writes are atomic: a result file is either complete under its final name or not 
 (each goes to a hidden temporary name beside its final one and is renamed into place, which is
 atomic on one filesystem). Reads of JSON result files fail with one sentence naming the file and
 the fix.
-
-May import: errors.
 """
 
 from __future__ import annotations

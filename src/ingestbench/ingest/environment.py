@@ -2,8 +2,6 @@
 
 Package versions (locked and installed), the QuestDB server's version and non-default settings,
 Java, CPU, cores, RAM, OS, Python, the workflow's git commit, the config hash and the time.
-
-May import: files, config, server, dev (the locked versions).
 """
 
 from __future__ import annotations
@@ -25,8 +23,8 @@ import psutil
 
 from ingestbench.config import QuestDBSettings, config_hash, masked_config, readers_off
 from ingestbench.dev.lockfile import locked_versions
-from ingestbench.files import write_text_atomic
 from ingestbench.server.process import QuestDB, java_executable
+from ingestbench.storage.files import write_text_atomic
 
 log = logging.getLogger(__name__)
 SCHEMA_VERSION = 1

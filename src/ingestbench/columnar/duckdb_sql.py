@@ -4,8 +4,6 @@ shared by the validation steps and the counts of a user's own file (ingestbench.
 Timestamps are compared as epoch microseconds in UTC, and shown as ISO strings with microsecond
 precision ("2016-01-01T00:00:00.000000Z", QuestDB's own format), so a unit mix-up (microseconds
 read as nanoseconds lands in January 1970) shows as it is.
-
-May import: errors.
 """
 
 from __future__ import annotations

@@ -1,18 +1,17 @@
 """What each job ran under, kept beside its output, so that a rerun needs no Snakemake metadata.
 
-Every rule passes two params: `settings`, its slice of the config (ingestbench.rule_inputs), and
-`code`, the digest of the code it runs. When a job succeeds, `run_rule` writes both into a record
-beside its first output (`<folder>/.settings/<name>.json`, so it travels with `cp -r` and goes
-with `make clean`). When Snakemake has built the DAG, `rerun_what_changed` compares, by content,
-each job's record with the settings and code it would run with now, and forces the jobs whose
-record differs or is missing (and so, as Snakemake does, everything after them). Nothing is
-written then: a dry run leaves every record as it was, and plans what a real run would run.
+Every rule passes two params: `settings`, its slice of the config
+(ingestbench.workflow.rule_inputs), and `code`, the digest of the code it runs. When a job succeeds,
+`run_rule` writes both into a record beside its first output (`<folder>/.settings/<name>.json`, so
+it travels with `cp -r` and goes with `make clean`). When Snakemake has built the DAG,
+`rerun_what_changed` compares, by content, each job's record with the settings and code it would run
+with now, and forces the jobs whose record differs or is missing (and so, as Snakemake does,
+everything after them). Nothing is written then: a dry run leaves every record as it was, and plans
+what a real run would run.
 
 Snakemake's own params trigger keeps working where its metadata exists; this works without it:
 on a fresh clone, after `rm -rf .snakemake`, after `git pull`, and on a results folder copied
 from another machine (whose file times say nothing of what made them).
-
-May import: errors, files, logs.
 """
 
 from __future__ import annotations
@@ -24,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ingestbench.errors import run_reporting_user_errors
-from ingestbench.files import write_json_atomic
-from ingestbench.logs import setup_logging
+from ingestbench.storage.files import write_json_atomic
+from ingestbench.workflow.logs import setup_logging
 
 RECORDS = ".settings"
 

@@ -1,8 +1,6 @@
 """Arrow tables into the dataframe libraries, as the ILP client takes them: chunks of a set size,
 pandas or polars, integer columns with nulls kept integer. Shared by the readers of TSBS files
 (ingestbench.ingest) and of the user's own (ingestbench.own).
-
-May import: nothing.
 """
 
 from __future__ import annotations

@@ -63,25 +63,33 @@ def idle_settings(qdb) -> dict[str, tuple[str, str]]:
     return {path: (value, source) for path, value, source in rows}
 
 
-def test_worker_idle_reaches_the_server(questdb, questdb_jar, tmp_path):
+@pytest.fixture(scope="module")
+def spin_with_pools(questdb_jar, tmp_path_factory):
+    """One server for both settings the session's server lacks: worker_idle spin and pool sizes
+    (they set apart environment variables, so one start serves both tests)."""
+    pools = {"shared": 2, "wal_apply": 1, "line_tcp_io": None}
+    log = tmp_path_factory.mktemp("spin") / "spin.log"
+    with embedded_server(questdb_jar, worker_idle="spin", pools=pools,
+                         startup_timeout_s=STARTUP_S, log_path=log) as qdb:  # fmt: skip
+        yield qdb
+
+
+def test_worker_idle_reaches_the_server(questdb, spin_with_pools):
     # park, the default: idle workers nap and sleep early, set through the environment.
     assert idle_settings(questdb) == {
         "shared.worker.nap.threshold": ("20", "env"),
         "shared.worker.sleep.threshold": ("100", "env"),
         "shared.worker.sleep.timeout": ("1", "env"),
     }
-    with embedded_server(questdb_jar, worker_idle="spin", startup_timeout_s=STARTUP_S,
-                         log_path=tmp_path / "spin.log") as spin:  # fmt: skip
-        assert {source for _, source in idle_settings(spin).values()} == {"default"}
+    assert {source for _, source in idle_settings(spin_with_pools).values()} == {"default"}
 
 
-def test_pool_sizes_reach_the_server(questdb_jar, tmp_path):
-    pools = {"shared": 2, "wal_apply": 1, "line_tcp_io": None}
-    with embedded_server(questdb_jar, pools=pools, startup_timeout_s=STARTUP_S,
-                         log_path=tmp_path / "s.log") as qdb:  # fmt: skip
-        rows = qdb.rows("SELECT property_path, value, value_source FROM (SHOW PARAMETERS) WHERE "
-                        "property_path IN ('shared.worker.count', 'wal.apply.worker.count', "
-                        "'line.tcp.io.worker.count')")  # fmt: skip
+def test_pool_sizes_reach_the_server(spin_with_pools):
+    rows = spin_with_pools.rows(
+        "SELECT property_path, value, value_source FROM (SHOW PARAMETERS) WHERE "
+        "property_path IN ('shared.worker.count', 'wal.apply.worker.count', "
+        "'line.tcp.io.worker.count')"
+    )
     got = {path: (value, source) for path, value, source in rows}
     assert got["shared.worker.count"] == ("2", "env")
     assert got["wal.apply.worker.count"] == ("1", "env")

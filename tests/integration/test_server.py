@@ -16,7 +16,7 @@ import pytest
 
 from ingestbench.server import process as server
 from ingestbench.server.process import QuestDBError, embedded_server, free_port
-from tests.helpers import QUESTDB_VERSION, STARTUP_S
+from tests.helpers import QUESTDB_VERSION, STARTUP_S, ctrl_c_default
 
 
 def _gone(pid: int, within_s: float = 15) -> bool:
@@ -142,7 +142,8 @@ def _server_in_child_job(questdb_jar) -> tuple[subprocess.Popen, int, str]:
             time.sleep(120)
         """
     )
-    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                             preexec_fn=ctrl_c_default)  # fmt: skip
     pid, root = child.stdout.readline().split()
     return child, int(pid), root
 
@@ -258,8 +259,8 @@ with embedded_server(Path(sys.argv[1]), while_starting=work):
 def test_the_server_stops_when_its_job_is_cancelled_during_its_work_while_starting(
     questdb_jar, sig
 ):
-    child = subprocess.Popen([sys.executable, "-c", WORK_IN_A_CHILD_JOB, str(questdb_jar)],
-                             stdout=subprocess.PIPE, text=True)  # fmt: skip
+    cmd = [sys.executable, "-c", WORK_IN_A_CHILD_JOB, str(questdb_jar)]
+    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, preexec_fn=ctrl_c_default)
     try:
         pid, root = child.stdout.readline().split()
         os.kill(child.pid, sig)

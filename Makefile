@@ -20,6 +20,11 @@ endif
 CONFIG_ARG = $(if $(CONFIG),--configfile $(CONFIG))
 RESULTS = $(shell $(BIN)/ingestbench results-dir $(if $(CONFIG),--config $(CONFIG)))
 export PATH := $(abspath $(BIN)):$(PATH)
+# `make test` on this many pytest workers (pytest-xdist; 1: one process, no workers). A test
+# module stays on one worker (loadscope), so its module-scoped servers and runs are made once;
+# tests/conftest.py hands the workers the slow modules first.
+TEST_WORKERS ?= 2
+PARALLEL = $(if $(filter 1,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder)
 
 .PHONY: help install run smoke run-scale run-dtypes test test-quick test-faults test-cluster lint format charts
 .PHONY: reference reference-report report rulegraph readme lock compare clean archive site history site-screenshot bench-run-scale bench-cluster
@@ -64,13 +69,13 @@ run-dtypes: install
 		--configfile configs/dtypes.yaml
 
 ## Every tier but faults and cluster: unit, integration, workflow (tiny end-to-end runs) and
-## browser, against a real QuestDB, DuckDB and chromium.
+## browser, against a real QuestDB, DuckDB and chromium, on TEST_WORKERS pytest workers.
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PARALLEL)
 
 ## Quick feedback: the unit and integration tiers (tests/unit, tests/integration).
 test-quick: install
-	$(BIN)/python -m pytest tests/unit tests/integration
+	$(BIN)/python -m pytest $(PARALLEL) tests/unit tests/integration
 
 ## Faults injected against real servers and workflows (killed servers and workers, Ctrl-C, a
 ## corrupted jar, damaged data, a full disk, two clones at once; a server that stops, fills its

@@ -15,13 +15,20 @@ from tests.helpers import QUESTDB_VERSION, STARTUP_S, TESTS
 TIERS = ("unit", "integration", "workflow", "browser", "faults", "cluster")
 # A test that takes one of these fixtures needs a QuestDB server (or its jar): marked `server`.
 SERVER_FIXTURES = {"questdb", "questdb_jar"}
+#: The order pytest-xdist workers take the tiers in (`make test`): the long workflow modules
+#: first and the many short unit modules last, which fill the gaps so no worker idles at the end.
+SLOW_FIRST = ("workflow", "faults", "cluster", "integration", "browser", "unit")
 
 
-def pytest_collection_modifyitems(items) -> None:
+def _tier(item) -> str:
+    return Path(item.path).resolve().relative_to(TESTS).parts[0]
+
+
+def pytest_collection_modifyitems(config, items) -> None:
     """Mark each test with its folder's tier, and `server` when it uses a server fixture (so that
-    `-m "not server"` needs no Java)."""
+    `-m "not server"` needs no Java); on xdist's workers, order the tiers slowest first."""
     for item in items:
-        tier = Path(item.path).resolve().relative_to(TESTS).parts[0]
+        tier = _tier(item)
         if tier not in TIERS:
             raise pytest.UsageError(
                 f"{item.nodeid}: tests live in one of tests/{{{','.join(TIERS)}}}/"
@@ -29,6 +36,8 @@ def pytest_collection_modifyitems(items) -> None:
         item.add_marker(getattr(pytest.mark, tier))
         if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.server)
+    if hasattr(config, "workerinput"):  # every worker sorts alike: xdist needs one order
+        items.sort(key=lambda item: SLOW_FIRST.index(_tier(item)))
 
 
 @pytest.fixture(scope="session")

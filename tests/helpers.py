@@ -3,6 +3,7 @@ QuestDB version the tests run (the schema's default, the one home of that fact).
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -43,11 +44,19 @@ __all__ = [
     "TESTS",
     "TEST_CONFIG",
     "cpu_aggregates",
+    "ctrl_c_default",
     "snakemake_command",
     "with_own_data",
     "tiny_variants",
     "wait_for",
 ]
+
+
+def ctrl_c_default() -> None:
+    """preexec_fn of a child a test stops with SIGINT, as Ctrl-C in a terminal: SIGINT at its
+    default. A child inherits an ignored SIGINT (a shell's background job, pytest-xdist's
+    workers), and its Python then never raises KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def tiny_variants() -> int:

@@ -93,5 +93,9 @@ def tls_terminator(target_port: int, cert: Path, key: Path) -> Iterator[int]:
         yield listener.getsockname()[1]
     finally:
         stop.set()
+        # On Linux close() alone leaves a thread blocked in accept() asleep: shutdown wakes it,
+        # else the join waits its whole timeout at every teardown.
+        with contextlib.suppress(OSError):
+            listener.shutdown(socket.SHUT_RDWR)
         listener.close()
         thread.join(10)

@@ -15,7 +15,7 @@ import pytest
 
 from ingestbench.server import aot
 from ingestbench.server.process import embedded_server, java_executable
-from tests.helpers import STARTUP_S
+from tests.helpers import STARTUP_S, ctrl_c_default
 
 
 def _copy_jar(questdb_jar, folder):
@@ -107,7 +107,8 @@ def test_a_job_cancelled_while_it_makes_the_cache_leaves_no_process_and_no_cache
     questdb_jar, tmp_path, sig
 ):
     jar = _copy_jar(questdb_jar, tmp_path / "cache")
-    child = subprocess.Popen([sys.executable, "-c", MAKE_IN_A_CHILD, str(jar)])
+    child = subprocess.Popen([sys.executable, "-c", MAKE_IN_A_CHILD, str(jar)],
+                             preexec_fn=ctrl_c_default)  # fmt: skip
     try:
         deadline = time.monotonic() + STARTUP_S
         while not (training := [p for p in psutil.Process(child.pid).children()

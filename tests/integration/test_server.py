@@ -16,7 +16,7 @@ import pytest
 
 from ingestbench.server import process as server
 from ingestbench.server.process import QuestDBError, embedded_server, free_port
-from tests.helpers import QUESTDB_VERSION, STARTUP_S
+from tests.helpers import QUESTDB_VERSION, STARTUP_S, ctrl_c_default
 
 
 def _gone(pid: int, within_s: float = 15) -> bool:
@@ -63,25 +63,33 @@ def idle_settings(qdb) -> dict[str, tuple[str, str]]:
     return {path: (value, source) for path, value, source in rows}
 
 
-def test_worker_idle_reaches_the_server(questdb, questdb_jar, tmp_path):
+@pytest.fixture(scope="module")
+def spin_with_pools(questdb_jar, tmp_path_factory):
+    """One server for both settings the session's server lacks: worker_idle spin and pool sizes
+    (they set apart environment variables, so one start serves both tests)."""
+    pools = {"shared": 2, "wal_apply": 1, "line_tcp_io": None}
+    log = tmp_path_factory.mktemp("spin") / "spin.log"
+    with embedded_server(questdb_jar, worker_idle="spin", pools=pools,
+                         startup_timeout_s=STARTUP_S, log_path=log) as qdb:  # fmt: skip
+        yield qdb
+
+
+def test_worker_idle_reaches_the_server(questdb, spin_with_pools):
     # park, the default: idle workers nap and sleep early, set through the environment.
     assert idle_settings(questdb) == {
         "shared.worker.nap.threshold": ("20", "env"),
         "shared.worker.sleep.threshold": ("100", "env"),
         "shared.worker.sleep.timeout": ("1", "env"),
     }
-    with embedded_server(questdb_jar, worker_idle="spin", startup_timeout_s=STARTUP_S,
-                         log_path=tmp_path / "spin.log") as spin:  # fmt: skip
-        assert {source for _, source in idle_settings(spin).values()} == {"default"}
+    assert {source for _, source in idle_settings(spin_with_pools).values()} == {"default"}
 
 
-def test_pool_sizes_reach_the_server(questdb_jar, tmp_path):
-    pools = {"shared": 2, "wal_apply": 1, "line_tcp_io": None}
-    with embedded_server(questdb_jar, pools=pools, startup_timeout_s=STARTUP_S,
-                         log_path=tmp_path / "s.log") as qdb:  # fmt: skip
-        rows = qdb.rows("SELECT property_path, value, value_source FROM (SHOW PARAMETERS) WHERE "
-                        "property_path IN ('shared.worker.count', 'wal.apply.worker.count', "
-                        "'line.tcp.io.worker.count')")  # fmt: skip
+def test_pool_sizes_reach_the_server(spin_with_pools):
+    rows = spin_with_pools.rows(
+        "SELECT property_path, value, value_source FROM (SHOW PARAMETERS) WHERE "
+        "property_path IN ('shared.worker.count', 'wal.apply.worker.count', "
+        "'line.tcp.io.worker.count')"
+    )
     got = {path: (value, source) for path, value, source in rows}
     assert got["shared.worker.count"] == ("2", "env")
     assert got["wal.apply.worker.count"] == ("1", "env")
@@ -134,7 +142,8 @@ def _server_in_child_job(questdb_jar) -> tuple[subprocess.Popen, int, str]:
             time.sleep(120)
         """
     )
-    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                             preexec_fn=ctrl_c_default)  # fmt: skip
     pid, root = child.stdout.readline().split()
     return child, int(pid), root
 
@@ -250,8 +259,8 @@ with embedded_server(Path(sys.argv[1]), while_starting=work):
 def test_the_server_stops_when_its_job_is_cancelled_during_its_work_while_starting(
     questdb_jar, sig
 ):
-    child = subprocess.Popen([sys.executable, "-c", WORK_IN_A_CHILD_JOB, str(questdb_jar)],
-                             stdout=subprocess.PIPE, text=True)  # fmt: skip
+    cmd = [sys.executable, "-c", WORK_IN_A_CHILD_JOB, str(questdb_jar)]
+    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, preexec_fn=ctrl_c_default)
     try:
         pid, root = child.stdout.readline().split()
         os.kill(child.pid, sig)

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from ingestbench.dev.workflow_copy import copy_workflow
-from tests.helpers import REPO, snakemake_command, tiny_variants
+from tests.helpers import REPO, ctrl_c_default, snakemake_command, tiny_variants
 from tests.helpers import TEST_CONFIG as CONFIG
 
 
@@ -31,7 +31,8 @@ def start_server(tmp_path: Path, *flags: str) -> tuple[subprocess.Popen, str]:
     config = tmp_path / "server.yaml"
     config.write_text(yaml.safe_dump(tiny_config()))
     cmd = [sys.executable, "-m", "ingestbench.cli", "server", "--config", str(config), *flags]
-    server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              preexec_fn=ctrl_c_default)  # fmt: skip
     printed = []
     for line in server.stdout:
         printed.append(line)

@@ -30,6 +30,7 @@ from ingestbench.server.configured import questdb_server
 from ingestbench.server.process import QuestDB, QuestDBError, free_port
 from ingestbench.server.table import recreate_table
 from ingestbench.tsbs.columns import cpu_spec
+from tests.helpers import ctrl_c_default
 
 STUNNEL = shutil.which("stunnel4") or shutil.which("stunnel")
 PASSWORD = f"pw-{secrets.token_hex(12)}"  # distinctive, so a leak anywhere is found
@@ -151,7 +152,8 @@ def secured(tmp_path_factory):
            str(tmp / "server.yaml")]  # fmt: skip
     env = {**os.environ, **SECRETS}
     with open(tmp / "server.err", "wb") as err:
-        server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+        server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env,
+                                  preexec_fn=ctrl_c_default)  # fmt: skip
     stunnel = None
     try:
         printed = []

@@ -29,9 +29,7 @@ from ingestbench.ingest.parts import job_parts
 from ingestbench.ingest.runner import RepeatGuards, run_repeat
 from ingestbench.own.dataset import OwnDataset
 from ingestbench.own.manifest import write_own_manifest
-from ingestbench.own.spec import is_own_spec
-from ingestbench.validate.own_checks import own_source_checks
-from ingestbench.validate.repeat_checks import source_checks
+from ingestbench.validate.repeat_checks import table_source_checks
 from ingestbench.variants import parse_variant_name
 
 HOSTS = 4000
@@ -131,8 +129,9 @@ def main() -> None:
 
 def _source_checks(job: Job) -> dict:
     """What the workflow checks every repeat of `job` against (computed once, by DuckDB)."""
-    return {p.spec.table: own_source_checks(p.spec) if is_own_spec(p.spec)
-            else source_checks(p.path, p.spec) for p in job.tables}  # fmt: skip
+    return {
+        p.spec.table: table_source_checks(p.path, p.spec, p.rows, whole=True) for p in job.tables
+    }  # the check family is the table's kind's
 
 
 if __name__ == "__main__":

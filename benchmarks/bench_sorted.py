@@ -47,7 +47,9 @@ def main() -> None:
     ):  # the TSBS dataset is unused: only the server is
         source = Path(tmp) / "flights.parquet"
         write_flights(source, a.rows)
-        entry = {"label": "flights", "path": str(source), "partition_by": a.partition_by}
+        entry = {"label": "flights", "path": str(source)}
+        if a.partition_by:  # else the schema's default: the unit from rows per day
+            entry["partition_by"] = a.partition_by
         manifest = write_own_manifest(OwnDataset.from_config(entry), Path(tmp) / "own.json")
         copy = sorted_copy(entry, tmp)
         sort = write_sorted(spec_of(manifest), Path(copy["path"]), Path(tmp) / "sort.json",

@@ -75,7 +75,9 @@ def test_each_writers_default_csv_loads(questdb, tmp_path, writer, zone, fractio
     path = tmp_path / f"{writer}.csv"
     _write(writer, _frame(zone, fraction), path)
     assert path.read_text().splitlines()[1].startswith(CASES[(writer, zone, fraction)])
-    label = re.sub(r"\W", "_", f"imp_{writer}_{zone}_{fraction}_{method.split('-')[1]}")
+    label = re.sub(
+        r"\W", "_", f"imp_{writer}_{zone}_{fraction}_{method.split('-')[1]}"
+    ).lower()  # labels are lower case
     data = _dataset(tmp_path, label, path, symbols=["sym"])
     result = _load_and_validate(questdb, data, method, tmp_path)
     assert result["passed"], [c for c in result["checks"] if not c["passed"]][:3]

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -12,10 +14,23 @@ from ingestbench.config import load_config
 from ingestbench.datasets import plan
 from tests.helpers import REPO
 
+_CWD: list[Path] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cli_folder(tmp_path_factory):
+    """The CLI runs in a folder of its own holding the default config.yaml, as a user's
+    checkout would: what it writes relative to it (`ingest`'s server logs under results_dir)
+    stays out of this checkout's results/."""
+    folder = tmp_path_factory.mktemp("cli")
+    shutil.copy(REPO / "config.yaml", folder / "config.yaml")
+    _CWD[:] = [folder]
+    yield folder
+
 
 def ingestbench(*args: str) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "ingestbench.cli", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=REPO)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=_CWD[0])
 
 
 def test_variants_lists_the_matrix_of_a_config():

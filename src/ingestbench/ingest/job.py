@@ -176,7 +176,9 @@ def _measure(
     guards = RepeatGuards(source, settings.validation.rel_tolerance, deadline_s, contention)
     doc = run_variant(job, dataset, settings.repeats, settings.warmup_rows, guards=guards)
     if settings.readers is not None and settings.readers.counts:  # the repeats with readers
-        doc["readers"] = _with_readers(job, settings, manifest, guards, files)
+        # the queries its kind names, on the first table (iot's two are read on the first)
+        queries = kind.reader_queries(job.tables[0].spec, {**manifest.get("params", {}), **dataset})
+        doc["readers"] = _with_readers(job, settings, queries, guards, files)
     if job.dedup:  # every dataset has its Parquet beside the manifest
         parquet = Path(files.manifest).with_name(f"{dataset['name']}.parquet")
         doc["dedup_replay"] = replay_check(job, parquet)
@@ -196,7 +198,7 @@ def _measure(
 
 
 def _with_readers(
-    job: Job, settings: Settings, manifest: dict[str, Any], guards: Any, files: IngestFiles
+    job: Job, settings: Settings, queries: tuple[Any, ...], guards: Any, files: IngestFiles
 ) -> dict[str, Any]:
     """The run file's `readers` field, and the series file beside the run file (queryload)."""
     from ingestbench.ingest.runner import run_repeat
@@ -204,9 +206,6 @@ def _with_readers(
     from ingestbench.queryload.series import series_path
 
     assert settings.readers is not None
-    kind = of_manifest(manifest)
-    dataset = {**manifest.get("params", {}), **kind.run_summary(manifest)}
-    queries = kind.reader_queries(job.tables[0].spec, dataset)  # iot's: its first table's
     repeat = functools.partial(run_repeat, job, guards=guards)
     return beside_ingestion(job, settings.readers, repeat, settings.repeats,
                             series_path(files.run), queries)  # fmt: skip

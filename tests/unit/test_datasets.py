@@ -99,7 +99,7 @@ def test_an_own_entry_takes_its_defaults_from_the_schema_and_is_checked_by_it():
 ASKS_THE_KIND = re.compile(
     r"is_own|OWN_DATASETS|own_data_path|use_case ==|use_case !=|get\(\"own\"\)"
 )
-KINDS_HOME = ("src/ingestbench/datasets/", "src/ingestbench/own/", "src/ingestbench/tsbs/")
+KINDS_HOME = ("src/ingestbench/datasets/",)
 
 
 def test_no_stage_or_rule_branches_on_the_dataset_kind():

@@ -30,7 +30,7 @@ class OwnKind(DatasetKind):
         return "OwnKind()"
 
     def claims_entry(self, entry: dict[str, Any]) -> bool:
-        return own_dataset.is_own(entry)
+        return isinstance(entry, dict) and "path" in entry  # the user's file, not TSBS parameters
 
     def claims_manifest(self, manifest: dict[str, Any]) -> bool:
         return bool(manifest.get("own"))
@@ -64,10 +64,10 @@ class OwnKind(DatasetKind):
         return own_dataset.own_data_files(entry)
 
     def data_input(self, entry: dict[str, Any], fmt: str, made: str) -> str:
-        return made if fmt == "ilp" else own_dataset.own_data_path(entry)
+        return made if fmt == "ilp" else str(OwnDataset.from_config(entry).path)
 
     def validation_source(self, entry: dict[str, Any], parquet: str) -> str:
-        return own_dataset.own_data_path(entry)
+        return str(OwnDataset.from_config(entry).path)
 
     def file_is_directory(self, fmt: str) -> bool:
         return False  # its ILP text, the one file it makes
@@ -81,7 +81,7 @@ class OwnKind(DatasetKind):
     def derived_bytes(self, entry: dict[str, Any]) -> int:
         """A sorted copy not yet written: about its source's bytes, and DuckDB's spill as much
         again."""
-        if not entry.get("derived") or Path(own_dataset.own_data_path(entry)).exists():
+        if not entry.get("derived") or OwnDataset.from_config(entry).path.exists():
             return 0
         return sorted_copy_bytes(own_dataset.own_data_files(entry["derived"]["source"]))
 

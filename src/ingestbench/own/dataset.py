@@ -124,20 +124,11 @@ def default_delimiter(path: Path) -> str:
     return "\t" if path.suffix.lower() == ".tsv" else ","
 
 
-def is_own(d: dict[str, Any]) -> bool:
-    """Whether a `datasets[]` entry names the user's file (rather than TSBS parameters)."""
-    return isinstance(d, dict) and "path" in d
-
-
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def plain_identifier(name: str) -> bool:
     return bool(_IDENT.match(name))
-
-
-def own_data_path(d: dict[str, Any]) -> str:
-    return str(OwnDataset.from_config(d).path)
 
 
 def own_data_files(d: dict[str, Any]) -> list[str]:

@@ -3,6 +3,7 @@ validation all follow. Light on purpose (the standard library only), so anything
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,16 +99,39 @@ DIAGNOSTICS = TableSpec(
     ("double", "double", "long"),
     nullable=True,
 )
-#: The use cases; iot's tables in the order TSBS emits them within an epoch.
-USE_CASES: tuple[str, ...] = ("cpu", "iot")
+#: iot's tables, in the order TSBS emits them within an epoch.
 IOT_TABLES: tuple[TableSpec, ...] = (READINGS, DIAGNOSTICS)
+
+
+@dataclass(frozen=True)
+class UseCase:
+    """What sets one TSBS use case apart, in one record: the generator, the parameters and the
+    tables read it here instead of asking which use case they have."""
+
+    name: str
+    tables: Callable[[str, str], tuple[TableSpec, ...]]  # (field_type, cpu table name) → tables
+    points_per_host: int  # rows simulated per host and epoch
+    #: Its fields have TSBS's own types and its late rows TSBS's own chances: it takes no
+    #: field_type, out_of_order or dedup.
+    fixed_fields: bool
+    #: Named in a dataset's parameters: cpu is not, so manifests from before use cases stay valid.
+    recorded: bool
+
+
+#: The use cases, cpu (the default) first.
+USE_CASES: dict[str, UseCase] = {
+    "cpu": UseCase("cpu", lambda field_type, table: (cpu_spec(field_type, table),), 1,
+                   fixed_fields=False, recorded=False),
+    "iot": UseCase("iot", lambda field_type, table: IOT_TABLES, 2, fixed_fields=True,
+                   recorded=True),
+}  # fmt: skip
 
 
 def use_case_tables(
     use_case: str = "cpu", field_type: str = "double", table: str = CPU_TABLE
 ) -> tuple[TableSpec, ...]:
     """The tables of a dataset: iot's two, or the one cpu table (named `table`)."""
-    return IOT_TABLES if use_case == "iot" else (cpu_spec(field_type, table),)
+    return USE_CASES[use_case].tables(field_type, table)
 
 
 def table_file(dataset_path: Path | str, spec: TableSpec) -> Path:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ingestbench.storage.files import atomic_paths
+from ingestbench.tsbs.columns import use_case_tables
 from ingestbench.tsbs.formats import BOTH, WRITERS
 from ingestbench.tsbs.hosts import ROW_GROUP_ROWS, iter_rows, shuffle_within_lag
 from ingestbench.tsbs.manifest import file_entry, manifest
@@ -90,7 +91,7 @@ def generate(
         ) from None
 
     name = params.name
-    if params.use_case == "iot":
+    if len(use_case_tables(params.use_case)) > 1:  # a folder of files, a file per table
         from ingestbench.tsbs.iot_files import generate_iot
 
         log.info("generating %s (%d points, two tables) into %s as %s", name, params.rows,

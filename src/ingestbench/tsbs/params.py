@@ -130,7 +130,7 @@ class DatasetParams:
                 f"unknown use case {self.use_case!r}: set datasets[].use_case (or --use-case) "
                 f"to {' or '.join(map(repr, USE_CASES))}."
             )
-        if self.use_case == "iot":
+        if USE_CASES[self.use_case].fixed_fields:
             clash = [k for k, on in (("field_type: long", self.field_type != "double"),
                                      ("out_of_order", self.out_of_order_lag_s is not None),
                                      ("dedup", self.dedup)) if on]  # fmt: skip
@@ -197,7 +197,7 @@ class DatasetParams:
     def rows(self) -> int:
         """The rows of a cpu dataset; of an iot one, the points simulated (both tables): TSBS
         then drops about a tenth, and the manifest records the rows written."""
-        return self.scale * self.epochs * (2 if self.use_case == "iot" else 1)
+        return self.scale * self.epochs * USE_CASES[self.use_case].points_per_host
 
     @property
     def interval_ns(self) -> int:
@@ -246,7 +246,7 @@ class DatasetParams:
             "field_type": self.field_type,
             "out_of_order_lag_s": self.out_of_order_lag_s,
             **({"dedup": True} if self.dedup else {}),  # absent: manifests before it stay valid
-            **({"use_case": self.use_case} if self.use_case != "cpu" else {}),  # the same
+            **({"use_case": self.use_case} if USE_CASES[self.use_case].recorded else {}),
         }
 
     @classmethod

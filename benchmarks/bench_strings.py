@@ -9,17 +9,22 @@ your own data is (ingestbench.own), so every path gets the chunks the workflow's
 
 1. The encoder alone, in this process, no server: CPU-s per 1M rows of the questdb client's
    `Buffer.dataframe()` on the same chunks (as pandas) and of the `vectorized` encoder in its
-   TCP pieces, with the high-cardinality symbol written row by row (the default), through
-   tag-set prefixes as for TSBS (the prefix cache; past its limit it starts over), and with
+   TCP pieces: on the chunks as the reader hands them on (`device` barely repeats within a
+   chunk, so it stays strings and is written row by row), with every symbol a dictionary (the
+   reader's choice before: `device` row by row from its dictionary, or through tag-set
+   prefixes as for TSBS, the prefix cache, which past its limit starts over), and with
    `device` as a VARCHAR instead of a symbol. Best of --repeats. Then the steps before it,
-   which every path or library takes: reading the Parquet, the symbols as dictionaries, the
-   frames of each library and back to Arrow.
+   which every path or library takes, on both kinds of chunk: reading the Parquet, the
+   symbols (the reader's dictionaries), the frames of each library and back to Arrow.
 2. End to end, as the workflow runs them, on both transports: every client path of the
    workflow but the row loops (`dataframe`, `batches`, `threads` w2, `processes` w2,
    `vectorized` w2; pandas, and polars' `dataframe` and `vectorized`), against one fresh
    QuestDB, each warmed up, --repeats interleaved rounds, each repeat checked against its
    source as the workflow checks it. Medians of rows/s and client CPU-s per 1M rows; the last
    column is the client CPU over that of `dataframe()` of the same library and transport.
+   Last, each library's `vectorized` floor: its steps of part 1 before a byte is sent (read,
+   symbols, frame, to Arrow, encoder) over the CPU its `dataframe()` spent end to end, a
+   ratio `vectorized` cannot go below while both read the same frames.
 
     .venv/bin/python benchmarks/bench_strings.py   # or: make bench-strings
     .venv/bin/python benchmarks/bench_strings.py --only   # part 1 alone (a minute, no server)

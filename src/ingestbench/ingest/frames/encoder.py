@@ -117,6 +117,7 @@ class IlpEncoder:
             raise EncodeError("an ILP line needs at least one field; name the field columns.")
         self.table, self.symbols, self.fields, self.at = table, list(symbols), list(fields), at
         self._prefix_heads = [f",{escape_name(s)}=" for s in self.symbols]
+        self._heads = [pa.array([h.encode()], pa.binary()) for h in self._prefix_heads]
         self._table = pa.array([escape_name(table).encode()], pa.binary())
         self._field_names = [escape_name(f) for f in self.fields]
         # The lines' buffer, reused chunk after chunk: a fresh one would cost a page fault
@@ -225,36 +226,39 @@ class IlpEncoder:
         return prefixes, inverse, _NO_SEGMENTS, _NO_TAGS
 
     def _row_segments(self, columns: list):
-        """The tags written row by row: the table's name as the one prefix, each symbol's
-        `,tag=value` segments (a dictionary's made once per dictionary, plain strings' one per
-        row), each row's segment per symbol (-1 for a null)."""
+        """The tags written row by row: the table's name as the one prefix, and segments each
+        row takes one of per column of codes (-1 for a null): a dictionary symbol's
+        `,tag=value` (made once per dictionary); a string symbol's `,tag=`, then its own
+        escaped value (two columns of codes: no joined copy of every value)."""
         rows = len(columns[0])
-        tag_codes = np.empty((rows, len(columns)), np.int64)
-        parts, base = [], 0
+        codes, parts, base = [], [], 0
         for j, (name, column) in enumerate(zip(self.symbols, columns, strict=True)):
             if pa.types.is_dictionary(column.type):
                 segments = self._dictionary_segments(name, column.dictionary)
                 (code,), _ = _codes([column])  # a null as the dictionary's length
                 code = code.astype(np.int64, copy=False)  # polars' are unsigned
-                null = code == len(segments)
-            else:  # one segment per row, in row order
-                segments = _joined(self._prefix_heads[j], _escape_values(column))
-                code = np.arange(rows, dtype=np.int64)
-                null = (
-                    column.is_null().to_numpy(zero_copy_only=False) if column.null_count else False
-                )
-            tag_codes[:, j] = np.where(null, -1, code + base)
-            parts.append(segments)
-            base += len(segments)
+                codes.append(np.where(code == len(segments), -1, code + base))
+                parts.append(segments)
+                base += len(segments)
+                continue
+            head = np.full(rows, base, np.int64)
+            value = np.arange(base + 1, base + 1 + rows, dtype=np.int64)
+            if column.null_count:
+                null = column.is_null().to_numpy(zero_copy_only=False)
+                head[null] = value[null] = -1
+            codes += [head, value]
+            parts += [self._heads[j], _escape_values(column).cast(pa.binary())]
+            base += 1 + rows
         segments = parts[0] if len(parts) == 1 else _concat_binary(parts)
-        return self._table, np.zeros(rows, np.int64), segments, tag_codes
+        return self._table, np.zeros(rows, np.int64), segments, np.column_stack(codes)
 
     def _dictionary_segments(self, name: str, dictionary: pa.Array) -> pa.Array:
         """`,tag=value` for each value of a symbol's dictionary: the last dictionary's kept."""
         cached = self._segments.get(name)
         if cached is None or not _same([cached[0]], [dictionary]):
             head = self._prefix_heads[self.symbols.index(name)]
-            segments = _joined(head, self._escape(name, dictionary))
+            segments = pc.binary_join_element_wise(head, self._escape(name, dictionary), "")
+            segments = segments.cast(pa.binary())
             cached = self._segments[name] = (dictionary, segments)
         return cached[1]
 
@@ -349,11 +353,6 @@ def _codes(columns: list) -> tuple[list, list]:
         codes.append(code)
         dictionaries.append(column.dictionary)
     return codes, dictionaries
-
-
-def _joined(head: str, values: pa.Array) -> pa.Array:
-    """`head` before each value, as binary."""
-    return pc.binary_join_element_wise(pa.scalar(head), values, "").cast(pa.binary())
 
 
 def _concat_binary(arrays: list) -> pa.Array:

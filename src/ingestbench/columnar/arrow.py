@@ -18,7 +18,9 @@ SPARSE_SHARE = 0.5
 
 def as_symbol(column: Any) -> Any:
     """A symbol column (Arrow, of strings or a dictionary) as the readers hand it on: a
-    dictionary where its values repeat, plain strings where they barely do (SPARSE_SHARE)."""
+    dictionary where its values repeat, plain strings where they barely do (SPARSE_SHARE).
+    Strings are encoded over all their chunks at once (one dictionary); chunks that came as
+    dictionaries of their own are judged by the largest, which errs toward a dictionary."""
     import pyarrow as pa
     import pyarrow.compute as pc
 

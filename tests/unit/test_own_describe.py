@@ -223,3 +223,15 @@ def test_a_symbol_that_barely_repeats_in_a_chunk_is_read_as_strings_by_every_lib
     assert as_library(first, "pandas")["trader"].dtype == "str"
     assert as_library(first, "pandas")["venue"].dtype == "category"
     assert as_library(first, "polars").schema["trader"] == pl.String
+
+
+def test_a_symbol_in_several_chunks_is_judged_over_all_its_rows():
+    """A chunk the reader assembles from several record batches (a CSV's blocks) is one
+    judgement: its strings' distinct values over all its rows."""
+    from ingestbench.columnar.arrow import as_symbol
+
+    repeats = pa.chunked_array([pa.array(["a", "b", "c"]), pa.array(["a", "b", "c"])])
+    assert pa.types.is_dictionary(as_symbol(repeats).type)  # 3 values in 6 rows
+    barely = pa.chunked_array([pa.array(["a", "b", "c"]), pa.array(["d", "e", None])])
+    assert as_symbol(barely).type == pa.string()
+    assert as_symbol(barely).to_pylist() == ["a", "b", "c", "d", "e", None]

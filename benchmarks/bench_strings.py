@@ -9,17 +9,22 @@ your own data is (ingestbench.own), so every path gets the chunks the workflow's
 
 1. The encoder alone, in this process, no server: CPU-s per 1M rows of the questdb client's
    `Buffer.dataframe()` on the same chunks (as pandas) and of the `vectorized` encoder in its
-   TCP pieces, with the high-cardinality symbol written row by row (the default), through
-   tag-set prefixes as for TSBS (the prefix cache; past its limit it starts over), and with
+   TCP pieces: on the chunks as the reader hands them on (`device` barely repeats within a
+   chunk, so it stays strings and is written row by row), with every symbol a dictionary (the
+   reader's choice before: `device` row by row from its dictionary, or through tag-set
+   prefixes as for TSBS, the prefix cache, which past its limit starts over), and with
    `device` as a VARCHAR instead of a symbol. Best of --repeats. Then the steps before it,
-   which every path or library takes: reading the Parquet, the symbols as dictionaries, the
-   frames of each library and back to Arrow.
+   which every path or library takes, on both kinds of chunk: reading the Parquet, the
+   symbols (the reader's dictionaries), the frames of each library and back to Arrow.
 2. End to end, as the workflow runs them, on both transports: every client path of the
    workflow but the row loops (`dataframe`, `batches`, `threads` w2, `processes` w2,
    `vectorized` w2; pandas, and polars' `dataframe` and `vectorized`), against one fresh
    QuestDB, each warmed up, --repeats interleaved rounds, each repeat checked against its
    source as the workflow checks it. Medians of rows/s and client CPU-s per 1M rows; the last
    column is the client CPU over that of `dataframe()` of the same library and transport.
+   Last, each library's `vectorized` floor: its steps of part 1 before a byte is sent (read,
+   symbols, frame, to Arrow, encoder) over the CPU its `dataframe()` spent end to end, a
+   ratio `vectorized` cannot go below while both read the same frames.
 
     .venv/bin/python benchmarks/bench_strings.py   # or: make bench-strings
     .venv/bin/python benchmarks/bench_strings.py --only   # part 1 alone (a minute, no server)
@@ -28,11 +33,13 @@ your own data is (ingestbench.own), so every path gets the chunks the workflow's
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import functools
 import statistics
 import tempfile
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +48,7 @@ import pyarrow.parquet as pq
 from _bench import dataset_and_server, warm_up_each
 from findings import findings_file
 
+from ingestbench.columnar import arrow as arrow_module
 from ingestbench.columnar.arrow import rechunk, to_pandas
 from ingestbench.ingest.frames import encoder as encoder_module
 from ingestbench.ingest.frames.encoder import IlpEncoder, as_record_batch
@@ -95,40 +103,59 @@ def strings_table(rows: int, seed: int = 5) -> pa.Table:
     })  # fmt: skip
 
 
+@contextlib.contextmanager
+def dictionaries_kept() -> Iterator[None]:
+    """The reader's choice before it kept the symbols that barely repeat as strings: every
+    symbol a dictionary."""
+    share, arrow_module.SPARSE_SHARE = arrow_module.SPARSE_SHARE, float("inf")
+    try:
+        yield
+    finally:
+        arrow_module.SPARSE_SHARE = share
+
+
 def encoder_cpu(spec: OwnTableSpec, rows: int, repeats: int) -> list[tuple[str, float]]:
-    """(case, CPU-s per 1M rows, best of `repeats`) of serializing the table's chunks."""
+    """(case, CPU-s per 1M rows, best of `repeats`) of serializing the table's chunks: as the
+    reader hands them on (`device` barely repeats: strings) and with every symbol a
+    dictionary."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         from questdb.ingress import Buffer
     tables = list(iter_tables(spec, READ_CHUNK_ROWS, rows))
-    frames = [to_pandas(as_library(t, "pandas")) for t in tables]
-    batches = [as_record_batch(t) for t in tables]
+    with dictionaries_kept():
+        dictionaries = list(iter_tables(spec, READ_CHUNK_ROWS, rows))
+    frames = {"as read": [to_pandas(as_library(t, "pandas")) for t in tables],
+              "dict": [to_pandas(as_library(t, "pandas")) for t in dictionaries]}  # fmt: skip
+    batches = {"as read": [as_record_batch(t) for t in tables],
+               "dict": [as_record_batch(t) for t in dictionaries]}  # fmt: skip
 
-    def client() -> None:
+    def client(kind: str) -> None:
         buf = Buffer(protocol_version=2)
-        for frame in frames:
+        for frame in frames[kind]:
             buf.clear()
             buf.dataframe(frame, table_name=spec.table, symbols=list(spec.tags), at=spec.timestamp)
 
-    def encode(symbols: list[str], fields: list[str]) -> None:
+    def encode(kind: str, symbols: list[str], fields: list[str]) -> None:
         encoder = IlpEncoder(spec.table, symbols, fields, spec.timestamp)
-        for batch in batches:
+        for batch in batches[kind]:
             for piece in pieces(batch, "tcp"):
                 encoder.encode(piece)
 
     def prefixes_only() -> None:  # tags that barely repeat through tag-set prefixes as well
-        share, encoder_module._SPARSE_SHARE = encoder_module._SPARSE_SHARE, float("inf")
+        share, encoder_module.SPARSE_SHARE = encoder_module.SPARSE_SHARE, float("inf")
         try:
-            encode(list(spec.tags), list(spec.fields))
+            encode("dict", list(spec.tags), list(spec.fields))
         finally:
-            encoder_module._SPARSE_SHARE = share
+            encoder_module.SPARSE_SHARE = share
 
-    fields = list(spec.fields)
+    tags, fields = list(spec.tags), list(spec.fields)
     cases = {
-        "client Buffer.dataframe()": client,
-        "vectorized (device row by row)": lambda: encode(list(spec.tags), fields),
+        "client Buffer.dataframe()": lambda: client("as read"),
+        "client, device a category": lambda: client("dict"),
+        "vectorized (device strings, row by row)": lambda: encode("as read", tags, fields),
+        "vectorized (device a dictionary, row by row)": lambda: encode("dict", tags, fields),
         "vectorized (device via prefixes)": prefixes_only,
-        "vectorized (device a VARCHAR)": lambda: encode(["region"], ["device", *fields]),
+        "vectorized (device a VARCHAR)": lambda: encode("as read", ["region"], ["device", *fields]),
     }
     for run in cases.values():  # numba compiles (or loads) each layout once, untimed
         run()
@@ -142,30 +169,46 @@ def encoder_cpu(spec: OwnTableSpec, rows: int, repeats: int) -> list[tuple[str, 
     return list(best.items())
 
 
-def reader_cpu(spec: OwnTableSpec, rows: int, repeats: int) -> list[tuple[str, float]]:
-    """(step, CPU-s per 1M rows, best of `repeats`) of the steps every path shares or takes
-    before serializing: where the client's CPU goes besides the encoder."""
-    steps: dict[str, float] = {}
+#: The steps of part 1 that make up each library's `vectorized` floor: what it spends before a
+#: byte is sent, `dataframe()` paying the same reading and frame.
+FLOOR = {
+    "pandas": ("read Parquet (pyarrow)", "symbols (reader)", "Arrow → pandas",
+               "pandas → Arrow (vectorized)"),
+    "polars": ("read Parquet (pyarrow)", "symbols (reader)", "Arrow → polars",
+               "polars → Arrow (vectorized)"),
+}  # fmt: skip
+ENCODER = "vectorized (device strings, row by row)"
 
-    def timed(name: str, step, items: list) -> list:
+
+def reader_cpu(spec: OwnTableSpec, rows: int, repeats: int) -> dict[str, tuple[float, float]]:
+    """{step: (CPU-s per 1M rows as the reader hands the chunks on, with every symbol a
+    dictionary)}, best of `repeats`: the steps every path shares or takes before serializing,
+    where the client's CPU goes besides the encoder."""
+    steps: dict[str, list[float]] = {}
+
+    def timed(name: str, step, items: list, column: int = 0) -> list:
         c0 = cpu_seconds()
         out = [step(item) for item in items]
         cpu = (cpu_seconds() - c0) * 1e6 / rows
-        steps[name] = min(steps.get(name, cpu), cpu)
+        best = steps.setdefault(name, [float("inf")] * 2)
+        best[column] = min(best[column], cpu)
         return out
 
     for _ in range(repeats):
-        c0 = cpu_seconds()
-        raw = list(rechunk(raw_batches(spec, READ_CHUNK_ROWS), READ_CHUNK_ROWS, rows))
-        cpu = (cpu_seconds() - c0) * 1e6 / rows
-        steps["read Parquet (pyarrow)"] = min(steps.get("read Parquet (pyarrow)", cpu), cpu)
-        tables = timed("symbols as dictionaries (reader)", lambda t: conform(t, spec), raw)
-        pd_frames = timed("Arrow → pandas", lambda t: as_library(t, "pandas"), tables)
-        pl_frames = timed("Arrow → polars", lambda t: as_library(t, "polars"), tables)
-        timed("pandas → Arrow (vectorized)", as_record_batch, pd_frames)
-        timed("polars → Arrow (vectorized)", as_record_batch, pl_frames)
-        timed("polars → pandas (dataframe)", to_pandas, pl_frames)
-    return list(steps.items())
+        raw = timed("read Parquet (pyarrow)",
+                    lambda _: list(rechunk(raw_batches(spec, READ_CHUNK_ROWS), READ_CHUNK_ROWS,
+                                           rows)), [None])[0]  # fmt: skip
+        steps["read Parquet (pyarrow)"][1] = steps["read Parquet (pyarrow)"][0]
+        as_read = timed("symbols (reader)", lambda t: conform(t, spec), raw)
+        with dictionaries_kept():
+            dicts = timed("symbols (reader)", lambda t: conform(t, spec), raw, 1)
+        for column, tables in enumerate((as_read, dicts)):
+            pd_frames = timed("Arrow → pandas", lambda t: as_library(t, "pandas"), tables, column)
+            pl_frames = timed("Arrow → polars", lambda t: as_library(t, "polars"), tables, column)
+            timed("pandas → Arrow (vectorized)", as_record_batch, pd_frames, column)
+            timed("polars → Arrow (vectorized)", as_record_batch, pl_frames, column)
+            timed("polars → pandas (dataframe)", to_pandas, pl_frames, column)
+    return {name: (best[0], best[1]) for name, best in steps.items()}
 
 
 def main() -> None:
@@ -189,16 +232,23 @@ def main() -> None:
         print(f"\n{a.rows:,} rows, {path.stat().st_size / 2**20:.0f} MiB Parquet; symbols "
               f"{', '.join(SYMBOLS)}; chunks of {READ_CHUNK_ROWS:,}\n")  # fmt: skip
         print("Encoder alone (no server), CPU-s per 1M rows, best of", a.repeats)
-        for name, cpu in encoder_cpu(spec, a.rows, a.repeats):
-            print(f"  {name:<36}{cpu:>8.3f}")
-        print("The steps before serializing (no server), CPU-s per 1M rows, best of", a.repeats)
-        for name, cpu in reader_cpu(spec, a.rows, a.repeats):
-            print(f"  {name:<36}{cpu:>8.3f}")
+        encoders = dict(encoder_cpu(spec, a.rows, a.repeats))
+        for name, cpu in encoders.items():
+            print(f"  {name:<46}{cpu:>8.3f}")
+        print(f"The steps before serializing (no server), CPU-s per 1M rows, best of {a.repeats}:"
+              f" as the reader hands the chunks on (`device` barely repeats: strings), and with "
+              f"every symbol a dictionary")  # fmt: skip
+        steps = reader_cpu(spec, a.rows, a.repeats)
+        print(f"  {'':<36}{'as read':>10}{'dictionaries':>14}")
+        for name, (cpu, dictionary_cpu) in steps.items():
+            print(f"  {name:<36}{cpu:>10.3f}{dictionary_cpu:>14.3f}")
+        floors = {library: sum(steps[s][0] for s in FLOOR[library]) + encoders[ENCODER]
+                  for library in FLOOR}  # fmt: skip
         names = [p.format(t=t) for t in a.transports for p in PATHS] if a.only is None else a.only
         if not names:
             return
         results = end_to_end(names, path, manifest, a.repeats, a.rows)
-    report(results, a.rows, a.repeats)
+    report(results, a.rows, a.repeats, floors)
 
 
 def end_to_end(names: list[str], path: Path, manifest: dict, repeats: int, rows: int) -> dict:
@@ -223,7 +273,7 @@ def _checks(spec: OwnTableSpec) -> dict:
     return {spec.table: own_source_checks(spec)}
 
 
-def report(results: dict, rows: int, repeats: int) -> None:
+def report(results: dict, rows: int, repeats: int, floors: dict[str, float]) -> None:
     per_1m = 1e6 / rows
     stats = {}
     for name, runs in results.items():
@@ -244,6 +294,14 @@ def report(results: dict, rows: int, repeats: int) -> None:
         out.append({"variant": name, "rows_per_s": round(rate), "rows_per_s_min": round(lo),
                     "rows_per_s_max": round(hi), "client_cpu_s_per_1m": round(cpu, 3),
                     "cpu_vs_dataframe": round(ratio, 3)})  # fmt: skip
+    # The ratio `vectorized` cannot go below while it reads the same frames as `dataframe()`:
+    # its CPU before a byte is sent (part 1) over what `dataframe()` spent end to end.
+    for library, floor in floors.items():
+        shares = [f"{floor / stats[name][1]:.2f} of `{name}`"
+                  for name in stats if name.startswith(f"{library}-dataframe-")]  # fmt: skip
+        if shares:
+            print(f"{library} `vectorized` floor (read + symbols + frame + → Arrow + encoder, no "
+                  f"send): {floor:.3f} CPU-s per 1M rows = {', '.join(shares)}")  # fmt: skip
     target = findings_file("end_to_end.csv")
     if target is not None:
         with open(target, "w", newline="") as fh:

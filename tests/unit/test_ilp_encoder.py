@@ -284,6 +284,30 @@ def test_tags_that_barely_repeat_are_written_row_by_row_as_the_client_does():
         assert mine == client_bytes(frame, ["low", "high", "mid"])
 
 
+@pytest.mark.parametrize("library", ["pandas", "polars"])
+def test_symbols_given_as_strings_are_written_row_by_row_as_the_client_does(library):
+    """A symbol the reader hands on as strings (its values barely repeat), with every byte a
+    symbol escapes and nulls, beside a dictionary symbol, in the pieces the method sends."""
+    rng = np.random.default_rng(5)
+    n = 1_000
+    values = np.array(["a b", "c,d", "e=f", "g\\h", "plain", "ünï"], dtype=object)
+    device = values[rng.integers(0, len(values), n)] + np.arange(n).astype(str).astype(object)
+    device[::9] = None
+    frame = pd.DataFrame({
+        "region": pd.Categorical(rng.choice(["x", "y z"], n)),
+        "device": pd.Series(device, dtype="str"),
+        "v": rng.random(n),
+        TIMESTAMP: pd.to_datetime(np.arange(n) + 10**18, utc=True),
+    })  # fmt: skip
+    source = pl.from_pandas(frame) if library == "polars" else frame
+    batch = as_record_batch(source)
+    assert not pa.types.is_dictionary(batch.schema.field("device").type)
+    encoder = IlpEncoder("cpu", ["region", "device"], ["v"], TIMESTAMP)
+    for start in range(0, n, 300):  # one encoder for every piece, as a worker has
+        mine = encoder.encode(batch.slice(start, 300)).to_pybytes()
+        assert mine == client_bytes(frame.iloc[start : start + 300], ["region", "device"])
+
+
 def test_a_timestamp_that_is_not_one_is_refused():
     frame = odd_frame()
     with pytest.raises(EncodeError, match="column 'n' is int64, not a timestamp"):

@@ -196,3 +196,42 @@ def test_a_refusal_only_a_load_reveals_is_unsupported_and_anything_else_fails():
     lost = SendError("v: lost the connection to QuestDB (ILP/tcp at x) while sending")
     assert unsupported_from_error(lost) is None  # a server gone is a failure, not the data
     assert unsupported_from_error(ValueError("bug")) is None
+
+
+def test_a_symbol_that_barely_repeats_in_a_chunk_is_read_as_strings_by_every_library(tmp_path):
+    """A symbol whose chunk holds more distinct values than half its rows gains nothing from a
+    dictionary, and its pandas categories or polars Categorical cost a lookup per value: the
+    reader hands it on as strings, chunk by chunk, with nulls kept; one that repeats stays a
+    dictionary. Both libraries read the same choice."""
+    import polars as pl
+
+    from ingestbench.own.read import as_library, iter_tables
+
+    n = 8
+    path = _parquet(tmp_path, {
+        "venue": pa.array(["a", "b"] * (n // 2)),  # 2 values: a dictionary
+        "trader": pa.array(["t0", None, "t2", "t3", "t4", "t4", "t4", "t4"]),  # 4, then 1 in 4
+        "ts": pa.array(np.arange(n) + 1_700_000_000_000_000, pa.timestamp("us", tz="UTC")),
+        "qty": pa.array(range(n), pa.int64()),
+    })  # fmt: skip
+    spec, _ = _describe(path, symbols=["venue", "trader"])
+    first, second = iter_tables(spec, 4, n)
+    assert pa.types.is_dictionary(first.column("venue").type)
+    assert first.column("trader").type == pa.string()  # 3 values and a null in 4 rows
+    assert first.column("trader").to_pylist() == ["t0", None, "t2", "t3"]
+    assert pa.types.is_dictionary(second.column("trader").type)  # 1 value in 4 rows
+    assert as_library(first, "pandas")["trader"].dtype == "str"
+    assert as_library(first, "pandas")["venue"].dtype == "category"
+    assert as_library(first, "polars").schema["trader"] == pl.String
+
+
+def test_a_symbol_in_several_chunks_is_judged_over_all_its_rows():
+    """A chunk the reader assembles from several record batches (a CSV's blocks) is one
+    judgement: its strings' distinct values over all its rows."""
+    from ingestbench.columnar.arrow import as_symbol
+
+    repeats = pa.chunked_array([pa.array(["a", "b", "c"]), pa.array(["a", "b", "c"])])
+    assert pa.types.is_dictionary(as_symbol(repeats).type)  # 3 values in 6 rows
+    barely = pa.chunked_array([pa.array(["a", "b", "c"]), pa.array(["d", "e", None])])
+    assert as_symbol(barely).type == pa.string()
+    assert as_symbol(barely).to_pylist() == ["a", "b", "c", "d", "e", None]

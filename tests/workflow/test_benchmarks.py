@@ -312,13 +312,19 @@ def test_bench_strings_compares_vectorized_with_dataframe_on_both_transports():
     out = bench("bench_strings.py", "--rows", "3000", "--repeats", "1", "--only",
                 "pandas-dataframe-parquet-tcp", "pandas-vectorized-parquet-tcp-w2",
                 "polars-vectorized-parquet-http-w2")  # fmt: skip
-    for case in ("client Buffer.dataframe()", "vectorized (device row by row)",
+    for case in ("client Buffer.dataframe()", "client, device a category",
+                 "vectorized (device strings, row by row)",
+                 "vectorized (device a dictionary, row by row)",
                  "vectorized (device via prefixes)", "vectorized (device a VARCHAR)"):  # fmt: skip
         assert re.search(rf"^  {re.escape(case)}\s+[\d.]+$", out, re.MULTILINE), case
+    for step in ("symbols (reader)", "Arrow → pandas", "polars → Arrow (vectorized)"):
+        assert re.search(rf"^  {re.escape(step)}\s+[\d.]+\s+[\d.]+$", out, re.MULTILINE), step
     row = r"^pandas-vectorized-parquet-tcp-w2\s+[\d,]+\s+\([\d,-]+\)\s+[\d.]+\s+([\d.]+)$"
     ratio = re.search(row, out, re.MULTILINE)
     assert ratio and float(ratio.group(1)) > 0
     assert re.search(r"^polars-vectorized-parquet-http-w2\s+[\d,]+", out, re.MULTILINE)
+    floor = r"^pandas `vectorized` floor .*: [\d.]+ CPU-s per 1M rows = [\d.]+ of `pandas-dataf"
+    assert re.search(floor, out, re.MULTILINE)
 
 
 def test_bench_pgwire_measures_the_sql_paths_against_ilp_on_both_tables():

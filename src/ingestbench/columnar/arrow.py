@@ -8,6 +8,31 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+#: A symbol whose chunk holds more distinct values than this share of its rows barely repeats:
+#: as a dictionary (a pandas category, a polars Categorical) it costs every library a lookup
+#: per value and saves nothing, so the readers keep it as strings and the `vectorized` encoder
+#: writes it row by row (63k distinct values in 100k rows: making its pandas categories alone
+#: cost 0.16 CPU-s per 1M rows).
+SPARSE_SHARE = 0.5
+
+
+def as_symbol(column: Any) -> Any:
+    """A symbol column (Arrow, of strings or a dictionary) as the readers hand it on: a
+    dictionary where its values repeat, plain strings where they barely do (SPARSE_SHARE).
+    Strings are encoded over all their chunks at once (one dictionary); chunks that came as
+    dictionaries of their own are judged by the largest, which errs toward a dictionary."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    encoded = column if pa.types.is_dictionary(column.type) else pc.dictionary_encode(column)
+    if isinstance(encoded, pa.ChunkedArray):
+        distinct = max((len(chunk.dictionary) for chunk in encoded.chunks), default=0)
+    else:
+        distinct = len(encoded.dictionary)
+    if distinct <= SPARSE_SHARE * len(column):
+        return encoded
+    return column if encoded is not column else column.cast(column.type.value_type)
+
 
 def rechunk(batches: Iterable[Any], chunk_rows: int, rows: int) -> Iterator[Any]:
     """Arrow tables of exactly `chunk_rows` rows (the last may be shorter) from record batches of

@@ -3,7 +3,9 @@ batches (a Parquet file's row groups, a Parquet directory's files one after the 
 blocks), so client memory stays bounded by a chunk however big the file.
 
 Every chunk holds the table's columns in the order the loops expect (symbols, the other
-columns, the timestamp), a symbol as an Arrow dictionary (pandas category, polars Categorical),
+columns, the timestamp), a symbol as an Arrow dictionary (pandas category, polars Categorical)
+where its values repeat within the chunk and as strings where they barely do
+(columnar.arrow.as_symbol),
 a date as a timestamp at midnight UTC (the client sends no date objects), a time in seconds
 or milliseconds as microseconds (the client's units are microseconds and nanoseconds), a time
 without a zone as UTC. The file is read where
@@ -19,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from ingestbench.columnar.arrow import from_arrow, rechunk
+from ingestbench.columnar.arrow import as_symbol, from_arrow, rechunk
 from ingestbench.own.dataset import CsvOptions, OwnDataError
 from ingestbench.own.spec import OwnTableSpec
 from ingestbench.own.types import arrow_type
@@ -99,7 +100,8 @@ def raw_batches(spec: OwnTableSpec, chunk_rows: int) -> Iterator[pa.RecordBatch]
 
 
 def conform(table: pa.Table | pa.RecordBatch, spec: OwnTableSpec) -> pa.Table:
-    """The table's columns in row order (symbols, fields, timestamp), symbols as dictionaries,
+    """The table's columns in row order (symbols, fields, timestamp), symbols as dictionaries
+    where they repeat,
     dates and times as the client takes them (see the module), a string view as a plain
     string."""
     if isinstance(table, pa.RecordBatch):
@@ -108,8 +110,8 @@ def conform(table: pa.Table | pa.RecordBatch, spec: OwnTableSpec) -> pa.Table:
     for name in spec.columns:
         column = table.column(name)
         t = column.type
-        if name in spec.tags and not pa.types.is_dictionary(t):
-            column = pc.dictionary_encode(column.cast(pa.string()))
+        if name in spec.tags:
+            column = as_symbol(column if pa.types.is_dictionary(t) else column.cast(pa.string()))
         elif pa.types.is_date(t):
             column = column.cast(pa.timestamp("ms")).cast(pa.timestamp("us", tz="UTC"))
         elif pa.types.is_timestamp(t) and (t.unit in ("s", "ms") or t.tz is None):

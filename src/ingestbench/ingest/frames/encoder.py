@@ -7,9 +7,10 @@ distinct value is done first, and one compiled pass writes the lines:
 - symbols: the rows' tag combinations are found from the dictionary codes, and the
   `table,tag=v,...` prefix is built once per distinct combination (escaped on the dictionary's
   few values) and kept from chunk to chunk; tags that barely repeat within a chunk (a
-  dictionary, or combinations, of more than half its rows) are written row by row instead,
-  each value's `,tag=v` built once, so that they neither pay a prefix per row nor flood the
-  kept combinations;
+  dictionary, or combinations, of more than half its rows: SPARSE_SHARE) are written row by
+  row instead, each value's `,tag=v` built once, so that they neither pay a prefix per row nor
+  flood the kept combinations; a symbol given as strings (the readers' form of one that
+  barely repeats) likewise, a `,tag=v` per row, without hashing its values;
 - fields: each column as a plain array of its kind (ingestbench.ingest.frames.ilp_fields:
   doubles, integers, booleans, strings, times and dates), and each field's `name=` literal;
 - the timestamp as int64 in the unit it is sent in (nanoseconds as such, every other unit as
@@ -31,6 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ingestbench.columnar.arrow import SPARSE_SHARE
 from ingestbench.ingest.frames.ilp_fields import (
     EncodeError,
     chunk_kinds,
@@ -46,6 +48,7 @@ from ingestbench.ingest.frames.ilp_kernel import (
     RAW_STRING,
     STRING,
     TIME_NS,
+    bytes_present,
     row_bound,
     write_lines,
 )
@@ -61,9 +64,6 @@ _KEY_LIMIT = 1 << 62  # codes combined beyond this are renumbered first (int64 s
 #: Tag sets whose prefixes an encoder keeps from chunk to chunk (while the dictionaries stay the
 #: same); a chunk that would take it past this starts the kept sets over with its own.
 _KNOWN_LIMIT = 1 << 16
-#: A chunk whose tag sets (or one tag's dictionary) number more than this share of its rows
-#: writes its tags row by row: a prefix per set would cost an Arrow join per row.
-_SPARSE_SHARE = 0.5
 
 
 def escape_name(name: str) -> str:
@@ -76,9 +76,8 @@ def escape_name(name: str) -> str:
 
 def _escape_values(values: pa.Array) -> pa.Array:
     values = values.cast(pa.string())
-    data = values.buffers()[2]
-    text = np.frombuffer(data, np.uint8) if data is not None else _NO_BYTES
-    present = np.bincount(text, minlength=256)  # a replace pass costs more than this count
+    text, ends = _binary_arrays(values)  # a slice's own bytes: a piece's, not its chunk's
+    present = bytes_present(text, ends[0], ends[-1])  # a replace pass costs more than this
     for ch in _SYMBOL_ESCAPES:
         if present[ord(ch)]:
             values = pc.replace_substring(values, ch, "\\" + ch)
@@ -118,6 +117,7 @@ class IlpEncoder:
             raise EncodeError("an ILP line needs at least one field; name the field columns.")
         self.table, self.symbols, self.fields, self.at = table, list(symbols), list(fields), at
         self._prefix_heads = [f",{escape_name(s)}=" for s in self.symbols]
+        self._heads = [pa.array([h.encode()], pa.binary()) for h in self._prefix_heads]
         self._table = pa.array([escape_name(table).encode()], pa.binary())
         self._field_names = [escape_name(f) for f in self.fields]
         # The lines' buffer, reused chunk after chunk: a fresh one would cost a page fault
@@ -130,8 +130,9 @@ class IlpEncoder:
         # Each symbol's last dictionary and its escaped values: chunks of one file mostly share
         # their dictionaries, and escaping them anew costs more than a small chunk's rows.
         self._escaped: dict[str, tuple[pa.Array, pa.Array]] = {}
-        # (dictionaries, their `,tag=value` segments back to back): the last sparse chunk's.
-        self._segments: tuple[list, pa.Array] | None = None
+        # Each symbol's last dictionary and its `,tag=value` segments, for tags written row by
+        # row.
+        self._segments: dict[str, tuple[pa.Array, pa.Array]] = {}
 
     def encode(self, batch: pa.RecordBatch) -> pa.Buffer:
         """The batch's rows as ILP lines, one contiguous buffer: the encoder's own, reused by
@@ -145,11 +146,10 @@ class IlpEncoder:
         kinds, literals, literal_ends, arrays, valid = self._fields(batch)
         prefix_data, prefix_ends = _binary_arrays(distinct)
         segment_data, segment_ends = _binary_arrays(segments)
-        longest_segment = int(np.diff(segment_ends).max()) if len(segments) else 0
         text = sum(text_bytes(o) for o, k in zip(arrays[2], kinds, strict=True)
                    if k in (STRING, RAW_STRING))  # fmt: skip
-        need = rows * (row_bound(prefix_ends, literal_ends, tail)
-                       + longest_segment * tag_codes.shape[1]) + 2 * text  # fmt: skip
+        need = (rows * row_bound(prefix_ends, literal_ends, tail)
+                + _segment_bytes(segment_ends, tag_codes) + 2 * text)  # fmt: skip
         if self._out.size < need:
             self._out = np.empty(need, np.uint8)
         size, empty_row = write_lines(
@@ -180,17 +180,23 @@ class IlpEncoder:
         The prefixes are kept from chunk to chunk while the symbols' dictionaries stay the
         same (the chunks of one file, as a rule): a chunk then only looks its rows' tag sets up,
         and builds the prefixes of those it has not met before. A chunk whose tags barely
-        repeat writes them row by row instead (_SPARSE_SHARE), and leaves the kept sets be."""
+        repeat writes them row by row instead (SPARSE_SHARE), and leaves the kept sets be; so
+        does a symbol given as plain strings, not as a dictionary: the readers make a
+        dictionary of every symbol that repeats, and hashing the others only to find that they
+        do not would cost more than writing them."""
         rows = batch.num_rows
         if not self.symbols:  # every row's prefix is the table's name
             return self._table, np.zeros(rows, np.int64), _NO_SEGMENTS, _NO_TAGS
-        codes, dictionaries = self._codes(batch)
+        columns = [batch.column(name) for name in self.symbols]
+        if not all(pa.types.is_dictionary(c.type) for c in columns):
+            return self._row_segments(columns)
+        codes, dictionaries = _codes(columns)
         known = self._known
         if known is not None and not _same(known[0], dictionaries):
             known = None
-        sparse = rows * _SPARSE_SHARE
+        sparse = rows * SPARSE_SHARE
         if known is None and any(len(d) > sparse for d in dictionaries):
-            return self._row_segments(rows, codes, dictionaries)
+            return self._row_segments(columns)
         key, stable = _row_keys(rows, codes, dictionaries)
         distinct_keys, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         inverse = inverse.reshape(-1)
@@ -205,7 +211,7 @@ class IlpEncoder:
             if len(known_keys) + int(new.sum()) > _KNOWN_LIMIT:
                 known = None  # too many tag sets to keep: start over with this chunk's own
         if len(distinct_keys) > sparse:
-            return self._row_segments(rows, codes, dictionaries)
+            return self._row_segments(columns)
         prefixes = self._build_prefixes([code[first] for code in codes], dictionaries)
         if not stable:
             return prefixes, inverse, _NO_SEGMENTS, _NO_TAGS
@@ -219,44 +225,42 @@ class IlpEncoder:
         self._known = (dictionaries, distinct_keys, prefixes)
         return prefixes, inverse, _NO_SEGMENTS, _NO_TAGS
 
-    def _codes(self, batch: pa.RecordBatch) -> tuple[list, list]:
-        """(each symbol's codes, its dictionary); a null is the dictionary's length."""
-        codes, dictionaries = [], []
-        for name in self.symbols:
-            column = batch.column(name)
-            if not pa.types.is_dictionary(column.type):
-                column = pc.dictionary_encode(column)
-            if column.null_count:  # a null symbol is one more code: its `,tag=` is left out
-                code = np.where(
-                    column.is_null().to_numpy(zero_copy_only=False),
-                    len(column.dictionary),
-                    column.indices.fill_null(0).to_numpy(zero_copy_only=False),
-                )
-            else:
-                code = column.indices.to_numpy(zero_copy_only=False)
-            codes.append(code)
-            dictionaries.append(column.dictionary)
-        return codes, dictionaries
+    def _row_segments(self, columns: list):
+        """The tags written row by row: the table's name as the one prefix, and segments each
+        row takes one of per column of codes (-1 for a null): a dictionary symbol's
+        `,tag=value` (made once per dictionary); a string symbol's `,tag=`, then its own
+        escaped value (two columns of codes: no joined copy of every value)."""
+        rows = len(columns[0])
+        codes, parts, base = [], [], 0
+        for j, (name, column) in enumerate(zip(self.symbols, columns, strict=True)):
+            if pa.types.is_dictionary(column.type):
+                segments = self._dictionary_segments(name, column.dictionary)
+                (code,), _ = _codes([column])  # a null as the dictionary's length
+                code = code.astype(np.int64, copy=False)  # polars' are unsigned
+                codes.append(np.where(code == len(segments), -1, code + base))
+                parts.append(segments)
+                base += len(segments)
+                continue
+            head = np.full(rows, base, np.int64)
+            value = np.arange(base + 1, base + 1 + rows, dtype=np.int64)
+            if column.null_count:
+                null = column.is_null().to_numpy(zero_copy_only=False)
+                head[null] = value[null] = -1
+            codes += [head, value]
+            parts += [self._heads[j], _escape_values(column).cast(pa.binary())]
+            base += 1 + rows
+        segments = parts[0] if len(parts) == 1 else _concat_binary(parts)
+        return self._table, np.zeros(rows, np.int64), segments, np.column_stack(codes)
 
-    def _row_segments(self, rows: int, codes: list, dictionaries: list):
-        """The tags written row by row: the table's name as the one prefix, each symbol's
-        `,tag=value` segments (made once per dictionary), each row's segment per symbol (-1 for a
-        null)."""
-        cached = self._segments
-        if cached is None or not _same(cached[0], dictionaries):
-            parts = [pc.binary_join_element_wise(pa.scalar(head), self._escape(name, d), "")
-                     for name, head, d in zip(self.symbols, self._prefix_heads, dictionaries,
-                                              strict=True)]  # fmt: skip
-            segments = pa.concat_arrays([p.cast(pa.large_binary()) for p in parts])
-            cached = self._segments = (dictionaries, segments.cast(pa.binary()))
-        tag_codes = np.empty((rows, len(codes)), np.int64)
-        base = 0
-        for j, (code, dictionary) in enumerate(zip(codes, dictionaries, strict=True)):
-            size = len(dictionary)
-            code = code.astype(np.int64, copy=False)  # polars' are unsigned
-            tag_codes[:, j] = np.where(code == size, -1, code + base)
-            base += size
-        return self._table, np.zeros(rows, np.int64), cached[1], tag_codes
+    def _dictionary_segments(self, name: str, dictionary: pa.Array) -> pa.Array:
+        """`,tag=value` for each value of a symbol's dictionary: the last dictionary's kept."""
+        cached = self._segments.get(name)
+        if cached is None or not _same([cached[0]], [dictionary]):
+            head = self._prefix_heads[self.symbols.index(name)]
+            segments = pc.binary_join_element_wise(head, self._escape(name, dictionary), "")
+            segments = segments.cast(pa.binary())
+            cached = self._segments[name] = (dictionary, segments)
+        return cached[1]
 
     def _build_prefixes(self, distinct_codes: list, dictionaries: list) -> pa.Array:
         """The prefix of each tag set, given as each symbol's code (its dictionary's length for
@@ -334,6 +338,28 @@ class IlpEncoder:
         return cached
 
 
+def _codes(columns: list) -> tuple[list, list]:
+    """(each dictionary column's codes, its dictionary); a null is the dictionary's length."""
+    codes, dictionaries = [], []
+    for column in columns:
+        if column.null_count:  # a null symbol is one more code: its `,tag=` is left out
+            code = np.where(
+                column.is_null().to_numpy(zero_copy_only=False),
+                len(column.dictionary),
+                column.indices.fill_null(0).to_numpy(zero_copy_only=False),
+            )
+        else:
+            code = column.indices.to_numpy(zero_copy_only=False)
+        codes.append(code)
+        dictionaries.append(column.dictionary)
+    return codes, dictionaries
+
+
+def _concat_binary(arrays: list) -> pa.Array:
+    """Binary arrays back to back (through large binary: their bytes may pass 2 GiB apart)."""
+    return pa.concat_arrays([a.cast(pa.large_binary()) for a in arrays]).cast(pa.binary())
+
+
 def _row_keys(n: int, codes: list, dictionaries: list) -> tuple[np.ndarray, bool]:
     """(each row's tag set as one int64, whether the key depends on the dictionaries alone:
     False once codes had to be renumbered)."""
@@ -348,6 +374,13 @@ def _row_keys(n: int, codes: list, dictionaries: list) -> tuple[np.ndarray, bool
         key += code
         bound *= size
     return key, stable
+
+
+def _segment_bytes(segment_ends: np.ndarray, tag_codes: np.ndarray) -> int:
+    """The bytes of every row's `,tag=value` segments (a null's -1 takes none)."""
+    if not tag_codes.size:
+        return 0
+    return int(np.append(np.diff(segment_ends), 0)[tag_codes].sum())
 
 
 def _binary_arrays(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:

@@ -175,6 +175,16 @@ def has_escapes(data, start, end):
     return False
 
 
+@njit(cache=True, nogil=True)
+def bytes_present(data, start, end):
+    """Which byte values data[start:end] holds, as bool[256]: one pass, where NumPy's
+    bincount first widens every byte to 8."""
+    seen = np.zeros(256, np.bool_)
+    for b in range(start, end):
+        seen[data[b]] = True
+    return seen
+
+
 @njit(cache=True, nogil=True, inline=INLINE)
 def _write_string(out, pos, data, start, end):
     """data[start:end] as a quoted ILP string at out[pos:], a quote, backslash, newline or

@@ -5,12 +5,11 @@ blocks), so client memory stays bounded by a chunk however big the file.
 Every chunk holds the table's columns in the order the loops expect (symbols, the other
 columns, the timestamp), a symbol as an Arrow dictionary (pandas category, polars Categorical)
 where its values repeat within the chunk and as strings where they barely do
-(columnar.arrow.as_symbol),
-a date as a timestamp at midnight UTC (the client sends no date objects), a time in seconds
-or milliseconds as microseconds (the client's units are microseconds and nanoseconds), a time
-without a zone as UTC. The file is read where
-it is: `spec.source` names it; CSV is read by pyarrow for both libraries (polars takes the
-batches zero-copy), with the dataset's delimiter, null markers and timestamp format.
+(columnar.arrow.as_symbol), a date as a timestamp at midnight UTC (the client sends no date
+objects), a time in seconds or milliseconds as microseconds (the client's units are
+microseconds and nanoseconds), a time without a zone as UTC. The file is read where it is:
+`spec.source` names it; CSV is read by pyarrow for both libraries (polars takes the batches
+zero-copy), with the dataset's delimiter, null markers and timestamp format.
 """
 
 from __future__ import annotations
@@ -101,9 +100,8 @@ def raw_batches(spec: OwnTableSpec, chunk_rows: int) -> Iterator[pa.RecordBatch]
 
 def conform(table: pa.Table | pa.RecordBatch, spec: OwnTableSpec) -> pa.Table:
     """The table's columns in row order (symbols, fields, timestamp), symbols as dictionaries
-    where they repeat,
-    dates and times as the client takes them (see the module), a string view as a plain
-    string."""
+    where they repeat, dates and times as the client takes them (see the module), a string view
+    as a plain string."""
     if isinstance(table, pa.RecordBatch):
         table = pa.Table.from_batches([table])
     arrays = []

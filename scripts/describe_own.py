@@ -15,26 +15,26 @@ from ingestbench.storage.files import load_json, write_json_atomic
 from ingestbench.workflow.rule_records import run_rule
 
 
-def main(smk) -> None:
-    dataset = OwnDataset.from_config(smk.params.settings["dataset"])
-    inputs = dict(smk.input.items())
+def main(sm) -> None:
+    dataset = OwnDataset.from_config(sm.params.settings["dataset"])
+    inputs = dict(sm.input.items())
     if "source" in inputs:  # a sorted copy: the table its source was loaded as
         source = load_json(Path(inputs["source"]), "dataset manifest")
         dataset = as_sorted_copy(dataset, source)
-    manifest = write_own_manifest(dataset, Path(smk.output.manifest))
+    manifest = write_own_manifest(dataset, Path(sm.output.manifest))
     if "sort" in inputs:
         record = load_json(Path(inputs["sort"]), "sort record")
         manifest = derived(manifest, dataset.derived_from, record)
-    if "ilp" in dict(smk.output.items()):
+    if "ilp" in dict(sm.output.items()):
         written = write_ilp(
             spec_of(manifest),
             manifest["rows"],
             lines_possible=ilp_text_possible(spec_of(manifest), manifest),
-            output=Path(smk.output.ilp),
+            output=Path(sm.output.ilp),
         )
         if written:  # the ILP text's own size, where the profile had an estimate
             manifest = {**manifest, "profile": with_ilp_file(manifest["profile"], written)}
-    write_json_atomic(Path(smk.output.manifest), manifest)
+    write_json_atomic(Path(sm.output.manifest), manifest)
 
 
 # Guarded: methods that spawn processes re-import this module.

@@ -9,15 +9,15 @@ from ingestbench.tsbs import DatasetParams, GeneratorError, generate
 from ingestbench.workflow.rule_records import run_rule
 
 
-def main(smk) -> None:
-    params = DatasetParams.from_config(smk.params.settings["dataset"])
-    manifest = Path(smk.output.manifest)
+def main(sm) -> None:
+    params = DatasetParams.from_config(sm.params.settings["dataset"])
+    manifest = Path(sm.output.manifest)
     if manifest.name != f"{params.name}.manifest.json":
         raise GeneratorError(
             f"the output {manifest} does not match the dataset's name {params.name}: "
             "request results/data/<name>.manifest.json with the name DatasetParams gives."
         )
-    generate(params, manifest.parent, formats=smk.params.settings["formats"], progress=False)
+    generate(params, manifest.parent, formats=sm.params.settings["formats"], progress=False)
 
 
 # Guarded: methods that spawn processes re-import this module.

@@ -11,12 +11,12 @@ from ingestbench.storage.files import load_json
 from ingestbench.workflow.rule_records import run_rule
 
 
-def main(smk) -> None:
-    settings = smk.params.settings
+def main(sm) -> None:
+    settings = sm.params.settings
     write_sorted(
-        spec_of(load_json(Path(smk.input.manifest), "dataset manifest")),
-        Path(smk.output.data),
-        Path(smk.output.record),
+        spec_of(load_json(Path(sm.input.manifest), "dataset manifest")),
+        Path(sm.output.data),
+        Path(sm.output.record),
         memory_limit=settings["memory_limit"],
         null_value=settings["null_value"],
     )

@@ -113,3 +113,14 @@ def test_the_digest_changes_with_any_imported_module(monkeypatch):
 @pytest.mark.parametrize("script", sorted((REPO / "scripts").glob("[a-z]*.py")))
 def test_every_script_has_a_digest(script):
     assert len(code_digest(script)) == 16
+
+
+def test_every_script_has_one_shape():
+    """A rule's script is `main(sm)` and a guard that hands it to run_rule (which logs, turns a
+    UserError into its sentence and writes the job's record), nothing at module level besides."""
+    scripts = [p for p in (REPO / "scripts").glob("*.py") if not p.name.startswith("_")]
+    assert len(scripts) >= 10
+    guard = 'if __name__ == "__main__":\n    run_rule(snakemake, main)'
+    texts = {p.name: p.read_text() for p in scripts}
+    odd = [n for n, t in texts.items() if t.count("\ndef main(sm) -> None:") != 1 or guard not in t]
+    assert not odd, f"scripts not of the one shape (docs/development.md): {odd}"

@@ -108,7 +108,6 @@ class UseCase:
     """What sets one TSBS use case apart, in one record: the generator, the parameters and the
     tables read it here instead of asking which use case they have."""
 
-    name: str
     tables: Callable[[str, str], tuple[TableSpec, ...]]  # (field_type, cpu table name) → tables
     points_per_host: int  # rows simulated per host and epoch
     #: Its fields have TSBS's own types and its late rows TSBS's own chances: it takes no
@@ -120,10 +119,9 @@ class UseCase:
 
 #: The use cases, cpu (the default) first.
 USE_CASES: dict[str, UseCase] = {
-    "cpu": UseCase("cpu", lambda field_type, table: (cpu_spec(field_type, table),), 1,
+    "cpu": UseCase(lambda field_type, table: (cpu_spec(field_type, table),), 1,
                    fixed_fields=False, recorded=False),
-    "iot": UseCase("iot", lambda field_type, table: IOT_TABLES, 2, fixed_fields=True,
-                   recorded=True),
+    "iot": UseCase(lambda field_type, table: IOT_TABLES, 2, fixed_fields=True, recorded=True),
 }  # fmt: skip
 
 

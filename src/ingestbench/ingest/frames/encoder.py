@@ -234,7 +234,7 @@ class IlpEncoder:
         codes, parts, base = [], [], 0
         for j, (name, column) in enumerate(zip(self.symbols, columns, strict=True)):
             if pa.types.is_dictionary(column.type):
-                segments = self._dictionary_segments(name, column.dictionary)
+                segments = self._dictionary_segments(name, self._prefix_heads[j], column.dictionary)
                 (code,), _ = _codes([column])  # a null as the dictionary's length
                 code = code.astype(np.int64, copy=False)  # polars' are unsigned
                 codes.append(np.where(code == len(segments), -1, code + base))
@@ -252,11 +252,10 @@ class IlpEncoder:
         segments = parts[0] if len(parts) == 1 else _concat_binary(parts)
         return self._table, np.zeros(rows, np.int64), segments, np.column_stack(codes)
 
-    def _dictionary_segments(self, name: str, dictionary: pa.Array) -> pa.Array:
+    def _dictionary_segments(self, name: str, head: str, dictionary: pa.Array) -> pa.Array:
         """`,tag=value` for each value of a symbol's dictionary: the last dictionary's kept."""
         cached = self._segments.get(name)
         if cached is None or not _same([cached[0]], [dictionary]):
-            head = self._prefix_heads[self.symbols.index(name)]
             segments = pc.binary_join_element_wise(head, self._escape(name, dictionary), "")
             segments = segments.cast(pa.binary())
             cached = self._segments[name] = (dictionary, segments)

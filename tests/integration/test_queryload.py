@@ -76,6 +76,8 @@ def test_the_sampler_sees_rows_accepted_then_visible_in_order(questdb):
     assert len(series) >= 3 and all(len(s) == 5 for s in series)  # t, accepted, visible, txns
     times = [s[0] for s in series]
     assert times == sorted(times)
+    # The baseline is taken before the window opens, so no transaction can precede it.
+    assert times[0] <= 0 and series[0][1] == 0 and series[0][3] == 0
     assert all(s[2] <= s[1] for s in series)  # visible <= accepted
     assert all(s[4] <= s[3] for s in series)  # writer txn <= sequencer txn
     assert series[-1][1:3] == (5000, 5000) and series[-1][3] == series[-1][4] == 5

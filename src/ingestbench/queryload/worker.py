@@ -1,6 +1,7 @@
 """The readers' process: N reader threads and one sampler thread over HTTP `/exec`.
 
-Spawned by `load.QueryLoad`, it says "ready" once its connections are open, runs until the
+Spawned by `load.QueryLoad`, it says "ready" once its threads run and the sampler has taken its
+first sample (the window's baseline, before any row of the window is sent), runs until the
 parent sets `stop`, then sends back what it saw: each query (kind, start, latency, error), each
 sample, and its CPU time (the sampler's thread apart, so the readers' and the sampler's costs are
 told apart). Light: it imports requests and the standard library only, so it starts quickly.
@@ -100,9 +101,11 @@ def _reader(plan: LoadPlan, index: int, stop: threading.Event, log: ReaderLog) -
             i += 1
 
 
-def _sampler(plan: LoadPlan, stop: threading.Event, out: dict[str, Any]) -> None:
+def _sampler(
+    plan: LoadPlan, stop: threading.Event, out: dict[str, Any], first: threading.Event
+) -> None:
     """Every sample_interval_s: (time, rows accepted, rows visible, sequencer txn, writer txn);
-    a failed sample is counted, not guessed."""
+    a failed sample is counted, not guessed. `first` is set once the first sample is taken."""
     cpu0 = time.thread_time()
     samples: list[tuple[float, int, int, int, int]] = []
     failed, errors = 0, []
@@ -127,6 +130,7 @@ def _sampler(plan: LoadPlan, stop: threading.Event, out: dict[str, Any]) -> None
                 failed += 1
                 if len(errors) < KEPT_ERRORS:
                     errors.append(error)
+            first.set()
             if last:
                 break
             due += interval
@@ -147,12 +151,19 @@ def run(plan: LoadPlan, conn: Any, stop: Any) -> None:
     sampled: dict[str, Any] = {}
     threads = [threading.Thread(target=_reader, args=(plan, i, halt, log), daemon=True)
                for i, log in enumerate(logs)]  # fmt: skip
+    first = threading.Event()
     if plan.sample_interval_s:
-        threads.append(threading.Thread(target=_sampler, args=(plan, halt, sampled), daemon=True))
+        threads.append(threading.Thread(target=_sampler, args=(plan, halt, sampled, first),
+                                        daemon=True))  # fmt: skip
+    else:
+        first.set()
     cpu0 = time.process_time()
-    conn.send("ready")
     for thread in threads:
         thread.start()
+    # Ready once the baseline sample is in: a transaction committed before it would otherwise
+    # be neither seen committed nor counted (a slow start on a busy machine missed them all).
+    first.wait()
+    conn.send("ready")
     stop.wait()
     halt.set()
     for thread in threads:

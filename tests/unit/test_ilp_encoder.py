@@ -15,6 +15,7 @@ import pytest
 
 from ingestbench.columnar.arrow import to_pandas
 from ingestbench.ingest.frames.encoder import EncodeError, IlpEncoder, as_record_batch
+from ingestbench.ingest.frames.ilp_kernel import COPY_SLACK, _put
 from ingestbench.ingest.frames.readers import iter_frames
 from ingestbench.tsbs.columns import FIELDS, TAGS, TIMESTAMP
 
@@ -240,11 +241,24 @@ def test_dates_are_sent_as_times_at_midnight_utc():
     assert b"d=-86400000000t" in expected
 
 
+def test_the_kernel_copies_every_length_exactly_and_writes_nothing_before_it():
+    """`_put` copies a short range as 32 bytes (or as overlapping words where the source ends
+    sooner): each length from 0 to 40, at odd offsets and up to the source's last byte, writes
+    exactly its range, nothing before it and nothing past COPY_SLACK bytes after its start."""
+    source = np.arange(1, 101, dtype=np.uint8)
+    for start in (5, 60, 90):
+        for n in range(min(41, source.size - start + 1)):
+            out = np.zeros(3 + max(n, COPY_SLACK) + 8, np.uint8)
+            _put(out, 3, source, start, n)
+            assert np.array_equal(out[3 : 3 + n], source[start : start + n]), (start, n)
+            assert not out[:3].any() and not out[3 + max(n, COPY_SLACK) :].any(), (start, n)
+
+
 def test_strings_are_escaped_by_what_each_piece_holds_like_the_client():
     """A string column whose piece holds no byte to escape is copied value by value, one whose
     piece holds one anywhere is escaped: each piece (a slice of its batch) is judged by its own
     bytes, short values and values longer than a block alike, and one encoder serves them all."""
-    long = "é ✓ x" * 150  # 1,050 bytes: longer than has_escapes' blocks
+    long = "é ✓ x" * 600  # 4,200 bytes: longer than has_escapes' blocks
     frame = pd.DataFrame(
         {
             "clean": ["a b", "", long, "k=v,w", "x", None, "last"],

@@ -44,6 +44,7 @@ from ingestbench.ingest.frames.ilp_fields import (
 )
 from ingestbench.ingest.frames.ilp_kernel import (
     BOOLEAN,
+    COPY_SLACK,
     DOUBLE,
     RAW_STRING,
     STRING,
@@ -149,7 +150,7 @@ class IlpEncoder:
         text = sum(text_bytes(o) for o, k in zip(arrays[2], kinds, strict=True)
                    if k in (STRING, RAW_STRING))  # fmt: skip
         need = (rows * row_bound(prefix_ends, literal_ends, tail)
-                + _segment_bytes(segment_ends, tag_codes) + 2 * text)  # fmt: skip
+                + _segment_bytes(segment_ends, tag_codes) + 2 * text + COPY_SLACK)  # fmt: skip
         if self._out.size < need:
             self._out = np.empty(need, np.uint8)
         size, empty_row = write_lines(
@@ -250,7 +251,7 @@ class IlpEncoder:
             parts += [self._heads[j], _escape_values(column).cast(pa.binary())]
             base += 1 + rows
         segments = parts[0] if len(parts) == 1 else _concat_binary(parts)
-        return self._table, np.zeros(rows, np.int64), segments, np.column_stack(codes)
+        return self._table, np.zeros(rows, np.int64), segments, np.stack(codes)
 
     def _dictionary_segments(self, name: str, head: str, dictionary: pa.Array) -> pa.Array:
         """`,tag=value` for each value of a symbol's dictionary: the last dictionary's kept."""
@@ -333,7 +334,9 @@ class IlpEncoder:
             parts = [f"{name}=".encode() + (b"=" + _DOUBLE_TYPE if kind == DOUBLE else b"")
                      for name, kind in zip(self._field_names, kinds, strict=True)]  # fmt: skip
             ends = np.cumsum([0] + [len(part) for part in parts], dtype=np.int64)
-            cached = self._literal_cache[kinds] = (np.frombuffer(b"".join(parts), np.uint8), ends)
+            # COPY_SLACK zeros after the last: each literal is copied as 32 bytes in one go
+            data = np.frombuffer(b"".join(parts) + bytes(COPY_SLACK), np.uint8)
+            cached = self._literal_cache[kinds] = (data, ends)
         return cached
 
 

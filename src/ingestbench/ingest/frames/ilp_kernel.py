@@ -24,6 +24,9 @@ from numba.extending import intrinsic
 
 #: Bytes a decimal int64 can take: a sign and 19 digits.
 INT_WIDTH = 20
+#: Bytes `write_lines` may write past its last line (a short copy writes 32 bytes whatever its
+#: length): the buffer it writes into holds this much more than the lines.
+COPY_SLACK = 32
 #: The helpers write_lines calls per field are compiled into it (numba's inline="always"): a
 #: call that is not costs more than most fields' work (the arrays' reference counts), and a
 #: bigger helper can stop the compiler from inlining its callers (TSBS's integer fields ran
@@ -74,6 +77,62 @@ def _copy(typingctx, dst, dst_pos, src, src_pos, count):
         return context.get_dummy_value()
 
     return types.void(dst, dst_pos, src, src_pos, count), codegen
+
+
+def _fixed_copy(width: int):
+    """An intrinsic copying exactly `width` bytes, dst[dst_pos:] = src[src_pos:]: a memcpy of a
+    constant size, which the compiler turns into one load and one store."""
+
+    @intrinsic
+    def copy(typingctx, dst, dst_pos, src, src_pos):
+        def codegen(context, builder, signature, args):
+            dst_type, dst_pos_type, src_type, src_pos_type = signature.args
+            target = context.make_array(dst_type)(context, builder, args[0])
+            source = context.make_array(src_type)(context, builder, args[2])
+            at = context.cast(builder, args[1], dst_pos_type, types.intp)
+            start = context.cast(builder, args[3], src_pos_type, types.intp)
+            n = context.get_constant(types.intp, width)
+            cgutils.raw_memcpy(
+                builder, builder.gep(target.data, [at]), builder.gep(source.data, [start]), n, 1
+            )
+            return context.get_dummy_value()
+
+        return types.void(dst, dst_pos, src, src_pos), codegen
+
+    return copy
+
+
+_copy8, _copy4 = _fixed_copy(8), _fixed_copy(4)
+
+
+@njit(cache=True, nogil=True, inline=INLINE)
+def _put(out, pos, src, start, n):
+    """out[pos:pos + n] = src[start:start + n] for the short pieces a line is made of (names,
+    tags, strings, digits) without a call: a memcpy of a size known only at run time is a call
+    into the C library, and a branch on the length mispredicts as lengths vary. Up to 32 bytes:
+    32 bytes whatever n (four 8-byte words; the lines' buffer has COPY_SLACK bytes to spare),
+    or, where the source ends sooner, 4- or 8-byte words that overlap, read and written within
+    the two ranges. TSBS rows encoded 8-17 % faster than with memcpy alone."""
+    if n <= 32 and start + 32 <= src.size:  # 32 bytes whatever n: no branch on the length
+        _copy8(out, pos, src, start)
+        _copy8(out, pos + 8, src, start + 8)
+        _copy8(out, pos + 16, src, start + 16)
+        _copy8(out, pos + 24, src, start + 24)
+    elif n > 32:
+        _copy(out, pos, src, start, n)
+    elif n >= 8:
+        _copy8(out, pos, src, start)
+        if n > 16:
+            _copy8(out, pos + 8, src, start + 8)
+            if n > 24:
+                _copy8(out, pos + 16, src, start + 16)
+        _copy8(out, pos + n - 8, src, start + n - 8)
+    elif n >= 4:
+        _copy4(out, pos, src, start)
+        _copy4(out, pos + n - 4, src, start + n - 4)
+    else:
+        for i in range(n):
+            out[pos + i] = src[start + i]
 
 
 @njit(cache=True, nogil=True, inline=INLINE)
@@ -163,13 +222,14 @@ def _write_four(out, pos, value):
 
 @njit(cache=True, nogil=True)
 def has_escapes(data, start, end):
-    """Whether data[start:end] holds a byte a quoted string escapes. Compared a block at a
-    time with no branch inside, so that the compiler does it many bytes per instruction."""
-    for block in range(start, end, 512):
-        found = False
-        for b in range(block, min(block + 512, end)):
+    """Whether data[start:end] holds a byte a quoted string escapes. Compared 4 KiB at a time
+    into one byte with no branch inside, so that the compiler does it many bytes per
+    instruction (a bool per byte, or a smaller block, ran 3x slower)."""
+    for block in range(start, end, 4096):
+        found = np.uint8(0)
+        for b in range(block, min(block + 4096, end)):
             c = data[b]
-            found |= (c == 34) | (c == 92) | (c == 10) | (c == 13)
+            found |= np.uint8(c == 34) | np.uint8(c == 92) | np.uint8(c == 10) | np.uint8(c == 13)
         if found:
             return True
     return False
@@ -214,36 +274,36 @@ def write_lines(
     prefixes / prefix_ends: the distinct `table,tag=value...` prefixes back to back, prefix k
     is prefixes[prefix_ends[k]:prefix_ends[k + 1]], and prefix_of_row[row] is the row's k.
     segments / segment_ends / tag_codes: tags written row by row after the prefix, each a
-    `,tag=value` segment (same layout); tag_codes[row, j] is the row's segment of tag j, -1
-    for a null (rows x 0 when every tag is in the prefixes).
+    `,tag=value` segment (same layout); tag_codes[j, row] is the row's segment of tag j, -1
+    for a null (0 x 0 when every tag is in the prefixes).
     literals / literal_ends: each field's `name=` (`name==\\x10` for a double) likewise.
     kinds: uint8[fields] of DOUBLE ... RAW_STRING. Per field, in tuples of one array type each
     (an empty array where the kind takes none): doubles, a float64 array's bytes (8 * rows);
     ints, int64[rows] (integers, booleans as 0 or 1, times); offsets and strings, int64[rows +
     1] and the UTF-8 bytes they point into.
-    valid: uint8[rows, fields], or of 0 rows when no cell is null (a null cell is left out).
+    valid: uint8[rows, fields], or 0 x 0 when no cell is null (a null cell is left out).
     times: int64[rows], non-negative; tail: the unit and the newline, b"n\\n" or b"t\\n".
     """
     rows = prefix_of_row.size
     fields = literal_ends.size - 1
-    row_tags = tag_codes.shape[1] if tag_codes.shape[0] > 0 else 0
+    row_tags = tag_codes.shape[0] if tag_codes.shape[1] > 0 else 0
     nullable = valid.shape[0] > 0
     last_time = np.int64(-1)
     last_high = np.uint64(0)  # the time's digits but the last 8, in digits[:high_width]
-    digits = np.empty(INT_WIDTH, np.uint8)
+    digits = np.empty(INT_WIDTH + COPY_SLACK, np.uint8)  # room for a 32-byte copy
     width = high_width = 0
     empty_row = -1
     pos = 0
     for row in range(rows):
         k = prefix_of_row[row]
         start, end = prefix_ends[k], prefix_ends[k + 1]
-        _copy(out, pos, prefixes, start, end - start)
+        _put(out, pos, prefixes, start, end - start)
         pos += end - start
         for j in range(row_tags):
-            k = tag_codes[row, j]
+            k = tag_codes[j, row]
             if k >= 0:
                 start, end = segment_ends[k], segment_ends[k + 1]
-                _copy(out, pos, segments, start, end - start)
+                _put(out, pos, segments, start, end - start)
                 pos += end - start
         out[pos] = 32  # ' '
         pos += 1
@@ -256,16 +316,16 @@ def write_lines(
                 pos += 1
             first = False
             start, end = literal_ends[f], literal_ends[f + 1]
-            _copy(out, pos, literals, start, end - start)
+            _put(out, pos, literals, start, end - start)
             pos += end - start
             kind = kinds[f]
             if kind == 0:
-                _copy(out, pos, doubles[f], 8 * row, 8)
+                _copy8(out, pos, doubles[f], 8 * row)
                 pos += 8
             elif kind == 6:  # nothing to escape: one copy
                 start, end = offsets[f][row], offsets[f][row + 1]
                 out[pos] = 34
-                _copy(out, pos + 1, strings[f], start, end - start)
+                _put(out, pos + 1, strings[f], start, end - start)
                 pos += end - start + 2
                 out[pos - 1] = 34
             elif kind == 3:
@@ -292,8 +352,8 @@ def write_lines(
                     last_high = high
                     high_width = _write_digits(digits, 0, high)
                 width = _write_eight(digits, high_width, np.uint32(magnitude - high * _GROUP))
-        _copy(out, pos, digits, 0, width)
+        _put(out, pos, digits, 0, width)
         pos += width
-        _copy(out, pos, tail, 0, tail.size)
+        _put(out, pos, tail, 0, tail.size)
         pos += tail.size
     return pos, empty_row

@@ -25,6 +25,11 @@ your own data is (ingestbench.own), so every path gets the chunks the workflow's
    Last, each library's `vectorized` floor: its steps of part 1 before a byte is sent (read,
    symbols, frame, to Arrow, encoder) over the CPU its `dataframe()` spent end to end, a
    ratio `vectorized` cannot go below while both read the same frames.
+3. The encoder's ceiling, end to end: each `vectorized` variant again with its encoder
+   replayed, every piece's ILP taken from a first, untimed run of the real encoder (the
+   same bytes, so the repeats are validated as any other). Everything else is as measured:
+   the read, the frame, the conversion, the threads and the send. Its CPU against
+   `dataframe()`'s is what `vectorized` would spend with an encoder that cost nothing at all.
 
     .venv/bin/python benchmarks/bench_strings.py   # or: make bench-strings
     .venv/bin/python benchmarks/bench_strings.py --only   # part 1 alone (a minute, no server)
@@ -53,6 +58,7 @@ from ingestbench.columnar.arrow import rechunk, to_pandas
 from ingestbench.ingest.frames import encoder as encoder_module
 from ingestbench.ingest.frames.encoder import IlpEncoder, as_record_batch
 from ingestbench.ingest.methods import Job
+from ingestbench.ingest.methods import vectorized as vectorized_module
 from ingestbench.ingest.methods.base import cpu_seconds
 from ingestbench.ingest.methods.vectorized import pieces
 from ingestbench.ingest.parts import job_parts
@@ -251,6 +257,38 @@ def main() -> None:
     report(results, a.rows, a.repeats, floors)
 
 
+#: The name of a `vectorized` variant run with its encoder replayed (part 3).
+REPLAYED = "{name} (encoder replayed)"
+
+
+class Replayed:
+    """An encoder that hands back each piece's ILP as the real one wrote it in a first run:
+    `recording` encodes and keeps every piece (keyed by its rows and first and last times,
+    unique on this table), then each piece is a lookup. A piece not met before is encoded
+    for real and counted in `misses`."""
+
+    def __init__(self) -> None:
+        self.kept: dict[tuple, pa.Buffer] = {}
+        self.recording, self.misses = True, 0
+
+    def factory(self, table: str, symbols, fields, at: str):
+        real, kept = IlpEncoder(table, symbols, fields, at), self.kept
+        replay = self
+
+        class Encoder:
+            def encode(self, piece: pa.RecordBatch) -> pa.Buffer:
+                times = piece.column(at)
+                key = (piece.num_rows, times[0].value, times[len(times) - 1].value)
+                data = kept.get(key)
+                if data is None:
+                    data = pa.py_buffer(real.encode(piece).to_pybytes())
+                    kept[key] = data
+                    replay.misses += not replay.recording
+                return data
+
+        return Encoder()
+
+
 def end_to_end(names: list[str], path: Path, manifest: dict, repeats: int, rows: int) -> dict:
     with dataset_and_server(1, 1) as (_, _, qdb, config):
         jobs = []
@@ -261,11 +299,34 @@ def end_to_end(names: list[str], path: Path, manifest: dict, repeats: int, rows:
         tolerance = config["validation"]["rel_tolerance"]  # one source: its checks made once
         guards = RepeatGuards(functools.partial(_checks, jobs[0].tables[0].spec), tolerance, 3600.0)
         warm_up_each(jobs, config["warmup_rows"])
+        replayed = [job for job in jobs if job.variant.method == "vectorized"]
+        replay = Replayed()
+        with _encoder(replay.factory):
+            for job in replayed:  # the real encoder's bytes, kept: an untimed, checked run
+                run_repeat(job, 0, guards=guards)
+        replay.recording = False
         results: dict[str, list] = {job.variant.name: [] for job in jobs}
+        results |= {REPLAYED.format(name=job.variant.name): [] for job in replayed}
         for i in range(repeats):  # round-robin: drift on the machine hits every path alike
             for job in jobs:
                 results[job.variant.name].append(run_repeat(job, i, guards=guards))
+            with _encoder(replay.factory):
+                for job in replayed:
+                    name = REPLAYED.format(name=job.variant.name)
+                    results[name].append(run_repeat(job, i, guards=guards))
+        if replay.misses:
+            print(f"(the replayed encoder met {replay.misses} piece(s) it had not kept)")
     return results
+
+
+@contextlib.contextmanager
+def _encoder(factory) -> Iterator[None]:
+    """`vectorized`'s workers make their encoders with `factory` meanwhile."""
+    saved, vectorized_module.IlpEncoder = vectorized_module.IlpEncoder, factory
+    try:
+        yield
+    finally:
+        vectorized_module.IlpEncoder = saved
 
 
 def _checks(spec: OwnTableSpec) -> dict:
@@ -283,14 +344,14 @@ def report(results: dict, rows: int, repeats: int, floors: dict[str, float]) -> 
                        max(rows / r["end_to_end"] for r in runs))  # fmt: skip
     print(f"\nEnd to end: medians of {repeats} interleaved repeats, each checked against its "
           f"source\n")  # fmt: skip
-    print(f"{'variant':<40}{'rows/s':>10}{'(min-max)':>20}{'client CPU-s/1M':>17}"
+    print(f"{'variant':<58}{'rows/s':>10}{'(min-max)':>20}{'client CPU-s/1M':>17}"
           f"{'CPU vs dataframe':>18}")  # fmt: skip
     out = []
     for name, (rate, cpu, lo, hi) in stats.items():
-        v = parse_variant_name(name)
+        v = parse_variant_name(name.split(" ")[0])
         base = stats.get(f"{v.library}-dataframe-parquet-{v.transport}")
         ratio = cpu / base[1] if base else float("nan")
-        print(f"{name:<40}{rate:>10,.0f}{f'({lo:,.0f}-{hi:,.0f})':>20}{cpu:>17.3f}{ratio:>18.2f}")
+        print(f"{name:<58}{rate:>10,.0f}{f'({lo:,.0f}-{hi:,.0f})':>20}{cpu:>17.3f}{ratio:>18.2f}")
         out.append({"variant": name, "rows_per_s": round(rate), "rows_per_s_min": round(lo),
                     "rows_per_s_max": round(hi), "client_cpu_s_per_1m": round(cpu, 3),
                     "cpu_vs_dataframe": round(ratio, 3)})  # fmt: skip

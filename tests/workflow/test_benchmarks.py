@@ -323,6 +323,13 @@ def test_bench_strings_compares_vectorized_with_dataframe_on_both_transports():
     ratio = re.search(row, out, re.MULTILINE)
     assert ratio and float(ratio.group(1)) > 0
     assert re.search(r"^polars-vectorized-parquet-http-w2\s+[\d,]+", out, re.MULTILINE)
+    # Each vectorized variant again with its encoder replayed: every piece found, checked (no
+    # polars dataframe() ran here: its ratio is nan).
+    for name, ratio in (("pandas-vectorized-parquet-tcp-w2", r"[\d.]+"),
+                        ("polars-vectorized-parquet-http-w2", "nan")):  # fmt: skip
+        replayed = rf"^{name} \(encoder replayed\)\s+[\d,]+\s+\([\d,-]+\)\s+[\d.]+\s+{ratio}$"
+        assert re.search(replayed, out, re.MULTILINE), name
+    assert "had not kept" not in out
     floor = r"^pandas `vectorized` floor .*: [\d.]+ CPU-s per 1M rows = [\d.]+ of `pandas-dataf"
     assert re.search(floor, out, re.MULTILINE)
 

@@ -6,21 +6,21 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
 from ingestbench.errors import UserError
 from ingestbench.queryload.pinning import check_cores, pin_tree
 
-THREADED = "import threading, time; [threading.Thread(target=time.sleep, args=(30,)).start() for _ in range(3)]; time.sleep(30)"  # noqa: E501
+# Three threads started, then a line: the parent pins only once they all exist.
+THREADED = "import threading, time; [threading.Thread(target=time.sleep, args=(30,)).start() for _ in range(3)]; print(flush=True); time.sleep(30)"  # noqa: E501
 
 
 def test_every_thread_of_a_tree_moves_to_the_cores():
     core = min(os.sched_getaffinity(0))
-    child = subprocess.Popen([sys.executable, "-c", THREADED])
+    child = subprocess.Popen([sys.executable, "-c", THREADED], stdout=subprocess.PIPE)
     try:
-        time.sleep(0.5)  # its threads started
+        child.stdout.readline()  # its threads started (a fixed wait lost the race when busy)
         assert pin_tree(child.pid, [core]) >= 4  # the main thread and three more
         threads = os.listdir(f"/proc/{child.pid}/task")
         assert all(os.sched_getaffinity(int(t)) == {core} for t in threads)

@@ -152,9 +152,15 @@ def run(plan: LoadPlan, conn: Any, stop: Any) -> None:
     threads = [threading.Thread(target=_reader, args=(plan, i, halt, log), daemon=True)
                for i, log in enumerate(logs)]  # fmt: skip
     first = threading.Event()
+
+    def sample() -> None:
+        try:
+            _sampler(plan, halt, sampled, first)
+        finally:
+            first.set()  # a sampler that failed before its first sample holds nobody up
+
     if plan.sample_interval_s:
-        threads.append(threading.Thread(target=_sampler, args=(plan, halt, sampled, first),
-                                        daemon=True))  # fmt: skip
+        threads.append(threading.Thread(target=sample, daemon=True))
     else:
         first.set()
     cpu0 = time.process_time()

@@ -142,7 +142,7 @@ class IlpEncoder:
         if rows == 0:
             return pa.py_buffer(b"")
         self._check_nulls(batch)
-        distinct, prefix_of_row, segments, tag_codes = self._tags(batch)
+        distinct, prefix_of_row, segments, tag_codes, segment_bytes = self._tags(batch)
         times, tail = self._timestamps(batch.column(self.at))
         kinds, literals, literal_ends, arrays, valid = self._fields(batch)
         prefix_data, prefix_ends = _binary_arrays(distinct)
@@ -150,7 +150,7 @@ class IlpEncoder:
         text = sum(text_bytes(o) for o, k in zip(arrays[2], kinds, strict=True)
                    if k in (STRING, RAW_STRING))  # fmt: skip
         need = (rows * row_bound(prefix_ends, literal_ends, tail)
-                + _segment_bytes(segment_ends, tag_codes) + 2 * text + COPY_SLACK)  # fmt: skip
+                + segment_bytes + 2 * text + COPY_SLACK)  # fmt: skip
         if self._out.size < need:
             self._out = np.empty(need, np.uint8)
         size, empty_row = write_lines(
@@ -174,9 +174,12 @@ class IlpEncoder:
                 f"writes every row's timestamp, so fill them or use the dataframe method."
             )
 
-    def _tags(self, batch: pa.RecordBatch) -> tuple[pa.Array, np.ndarray, pa.Array, np.ndarray]:
+    def _tags(
+        self, batch: pa.RecordBatch
+    ) -> tuple[pa.Array, np.ndarray, pa.Array, np.ndarray, int]:
         """(distinct `table,tag=value...` prefixes, each row's index into them, the tags
-        written row by row as `,tag=value` segments, each row's segment per such tag).
+        written row by row as `,tag=value` segments, each row's segment per such tag, the bytes
+        of the rows' segments).
 
         The prefixes are kept from chunk to chunk while the symbols' dictionaries stay the
         same (the chunks of one file, as a rule): a chunk then only looks its rows' tag sets up,
@@ -187,7 +190,7 @@ class IlpEncoder:
         do not would cost more than writing them."""
         rows = batch.num_rows
         if not self.symbols:  # every row's prefix is the table's name
-            return self._table, np.zeros(rows, np.int64), _NO_SEGMENTS, _NO_TAGS
+            return self._table, np.zeros(rows, np.int64), _NO_SEGMENTS, _NO_TAGS, 0
         columns = [batch.column(name) for name in self.symbols]
         if not all(pa.types.is_dictionary(c.type) for c in columns):
             return self._row_segments(columns)
@@ -208,36 +211,39 @@ class IlpEncoder:
             at = np.minimum(np.searchsorted(known_keys, distinct_keys), len(known_keys) - 1)
             new = known_keys[at] != distinct_keys
             if not new.any():
-                return known_prefixes, at[inverse], _NO_SEGMENTS, _NO_TAGS
+                return known_prefixes, at[inverse], _NO_SEGMENTS, _NO_TAGS, 0
             if len(known_keys) + int(new.sum()) > _KNOWN_LIMIT:
                 known = None  # too many tag sets to keep: start over with this chunk's own
         if len(distinct_keys) > sparse:
             return self._row_segments(columns)
         prefixes = self._build_prefixes([code[first] for code in codes], dictionaries)
         if not stable:
-            return prefixes, inverse, _NO_SEGMENTS, _NO_TAGS
+            return prefixes, inverse, _NO_SEGMENTS, _NO_TAGS, 0
         if known is not None:
             keys = np.concatenate([known[1], distinct_keys[new]])
             order = np.argsort(keys, kind="stable")
             table = pa.concat_arrays([known[2], prefixes.filter(pa.array(new))]).take(order)
             self._known = (dictionaries, keys[order], table)
             of_row = np.searchsorted(keys[order], distinct_keys)[inverse]
-            return table, of_row, _NO_SEGMENTS, _NO_TAGS
+            return table, of_row, _NO_SEGMENTS, _NO_TAGS, 0
         self._known = (dictionaries, distinct_keys, prefixes)
-        return prefixes, inverse, _NO_SEGMENTS, _NO_TAGS
+        return prefixes, inverse, _NO_SEGMENTS, _NO_TAGS, 0
 
     def _row_segments(self, columns: list):
         """The tags written row by row: the table's name as the one prefix, and segments each
         row takes one of per column of codes (-1 for a null): a dictionary symbol's
         `,tag=value` (made once per dictionary); a string symbol's `,tag=`, then its own
-        escaped value (two columns of codes: no joined copy of every value)."""
+        escaped value (two columns of codes: no joined copy of every value). Last, the bytes
+        the rows' segments take: a string symbol's from its lengths, with no lookup per row."""
         rows = len(columns[0])
-        codes, parts, base = [], [], 0
+        codes, parts, base, size = [], [], 0, 0
         for j, (name, column) in enumerate(zip(self.symbols, columns, strict=True)):
             if pa.types.is_dictionary(column.type):
                 segments = self._dictionary_segments(name, self._prefix_heads[j], column.dictionary)
                 (code,), _ = _codes([column])  # a null as the dictionary's length
                 code = code.astype(np.int64, copy=False)  # polars' are unsigned
+                lengths = np.append(np.diff(_binary_arrays(segments)[1]), 0)  # a null's: none
+                size += int(lengths[code].sum())
                 codes.append(np.where(code == len(segments), -1, code + base))
                 parts.append(segments)
                 base += len(segments)
@@ -247,11 +253,15 @@ class IlpEncoder:
             if column.null_count:
                 null = column.is_null().to_numpy(zero_copy_only=False)
                 head[null] = value[null] = -1
+            values = _escape_values(column).cast(pa.binary())
+            ends = _binary_arrays(values)[1]
+            size += len(self._prefix_heads[j].encode()) * (rows - column.null_count)
+            size += int(ends[-1] - ends[0])  # a null's value is empty
             codes += [head, value]
-            parts += [self._heads[j], _escape_values(column).cast(pa.binary())]
+            parts += [self._heads[j], values]
             base += 1 + rows
-        segments = parts[0] if len(parts) == 1 else _concat_binary(parts)
-        return self._table, np.zeros(rows, np.int64), segments, np.stack(codes)
+        segments = parts[0] if len(parts) == 1 else pa.concat_arrays(parts)  # all binary
+        return self._table, np.zeros(rows, np.int64), segments, np.stack(codes), size
 
     def _dictionary_segments(self, name: str, head: str, dictionary: pa.Array) -> pa.Array:
         """`,tag=value` for each value of a symbol's dictionary: the last dictionary's kept."""
@@ -357,11 +367,6 @@ def _codes(columns: list) -> tuple[list, list]:
     return codes, dictionaries
 
 
-def _concat_binary(arrays: list) -> pa.Array:
-    """Binary arrays back to back (through large binary: their bytes may pass 2 GiB apart)."""
-    return pa.concat_arrays([a.cast(pa.large_binary()) for a in arrays]).cast(pa.binary())
-
-
 def _row_keys(n: int, codes: list, dictionaries: list) -> tuple[np.ndarray, bool]:
     """(each row's tag set as one int64, whether the key depends on the dictionaries alone:
     False once codes had to be renumbered)."""
@@ -376,13 +381,6 @@ def _row_keys(n: int, codes: list, dictionaries: list) -> tuple[np.ndarray, bool
         key += code
         bound *= size
     return key, stable
-
-
-def _segment_bytes(segment_ends: np.ndarray, tag_codes: np.ndarray) -> int:
-    """The bytes of every row's `,tag=value` segments (a null's -1 takes none)."""
-    if not tag_codes.size:
-        return 0
-    return int(np.append(np.diff(segment_ends), 0)[tag_codes].sum())
 
 
 def _binary_arrays(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:

@@ -103,6 +103,9 @@ def field_arrays(columns: list[pa.Array], kinds: list[int]) -> tuple[tuple, ...]
     doubles, ints, offsets, strings = [], [], [], []
     for column, kind in zip(columns, kinds, strict=True):
         double = integer = offset = text = None
+        # fill_null copies even a column without nulls, into a fresh 64-byte-aligned buffer:
+        # the kernel reads that faster than a pandas block's column in place, by more than the
+        # copy costs (TSBS's doubles encoded about 15 % slower without it).
         if kind == DOUBLE:
             double = column.cast(pa.float64()).fill_null(0).to_numpy().view(np.uint8)
         elif kind == INTEGER:

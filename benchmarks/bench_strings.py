@@ -262,31 +262,33 @@ REPLAYED = "{name} (encoder replayed)"
 
 
 class Replayed:
-    """An encoder that hands back each piece's ILP as the real one wrote it in a first run:
-    `recording` encodes and keeps every piece (keyed by its rows and first and last times,
-    unique on this table), then each piece is a lookup. A piece not met before is encoded
-    for real and counted in `misses`."""
+    """Encoders that hand back each piece's ILP as the real one wrote it in a first run:
+    while `recording`, each piece is encoded and kept (keyed by its rows and first and last
+    times, unique on this table); after, each piece is a lookup. A piece not met before is
+    encoded for real and counted in `misses`."""
 
     def __init__(self) -> None:
         self.kept: dict[tuple, pa.Buffer] = {}
         self.recording, self.misses = True, 0
 
-    def factory(self, table: str, symbols, fields, at: str):
-        real, kept = IlpEncoder(table, symbols, fields, at), self.kept
-        replay = self
+    def factory(self, table: str, symbols, fields, at: str) -> _Replaying:
+        return _Replaying(self, IlpEncoder(table, symbols, fields, at), at)
 
-        class Encoder:
-            def encode(self, piece: pa.RecordBatch) -> pa.Buffer:
-                times = piece.column(at)
-                key = (piece.num_rows, times[0].value, times[len(times) - 1].value)
-                data = kept.get(key)
-                if data is None:
-                    data = pa.py_buffer(real.encode(piece).to_pybytes())
-                    kept[key] = data
-                    replay.misses += not replay.recording
-                return data
 
-        return Encoder()
+class _Replaying:
+    """One worker's encoder under `Replayed`."""
+
+    def __init__(self, replay: Replayed, real: IlpEncoder, at: str) -> None:
+        self.replay, self.real, self.at = replay, real, at
+
+    def encode(self, piece: pa.RecordBatch) -> pa.Buffer:
+        times = piece.column(self.at)
+        key = (piece.num_rows, times[0].value, times[len(times) - 1].value)
+        data = self.replay.kept.get(key)
+        if data is None:  # the real encoder reuses its buffer: keep a copy
+            data = self.replay.kept[key] = pa.py_buffer(self.real.encode(piece).to_pybytes())
+            self.replay.misses += not self.replay.recording
+        return data
 
 
 def end_to_end(names: list[str], path: Path, manifest: dict, repeats: int, rows: int) -> dict:

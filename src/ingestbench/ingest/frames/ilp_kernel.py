@@ -58,6 +58,19 @@ def row_bound(prefix_ends: np.ndarray, literal_ends: np.ndarray, tail: bytes) ->
     )  # fmt: skip
 
 
+def _memcpy(context, builder, signature, args, n) -> None:
+    """dst[dst_pos:dst_pos + n] = src[src_pos:src_pos + n] as one LLVM memcpy of `n` (an intp
+    value), without bounds checks: what both copy intrinsics emit."""
+    dst_type, dst_pos_type, src_type, src_pos_type = signature.args[:4]
+    target = context.make_array(dst_type)(context, builder, args[0])
+    source = context.make_array(src_type)(context, builder, args[2])
+    at = context.cast(builder, args[1], dst_pos_type, types.intp)
+    start = context.cast(builder, args[3], src_pos_type, types.intp)
+    cgutils.raw_memcpy(
+        builder, builder.gep(target.data, [at]), builder.gep(source.data, [start]), n, 1
+    )
+
+
 @intrinsic
 def _copy(typingctx, dst, dst_pos, src, src_pos, count):
     """dst[dst_pos:dst_pos + count] = src[src_pos:src_pos + count] for uint8 arrays, as one
@@ -65,15 +78,8 @@ def _copy(typingctx, dst, dst_pos, src, src_pos, count):
     NumPy slice assignment costs about 20 ns of set-up, more than copying a field's name."""
 
     def codegen(context, builder, signature, args):
-        dst_type, dst_pos_type, src_type, src_pos_type, count_type = signature.args
-        target = context.make_array(dst_type)(context, builder, args[0])
-        source = context.make_array(src_type)(context, builder, args[2])
-        at = context.cast(builder, args[1], dst_pos_type, types.intp)
-        start = context.cast(builder, args[3], src_pos_type, types.intp)
-        n = context.cast(builder, args[4], count_type, types.intp)
-        cgutils.raw_memcpy(
-            builder, builder.gep(target.data, [at]), builder.gep(source.data, [start]), n, 1
-        )
+        n = context.cast(builder, args[4], signature.args[4], types.intp)
+        _memcpy(context, builder, signature, args, n)
         return context.get_dummy_value()
 
     return types.void(dst, dst_pos, src, src_pos, count), codegen
@@ -86,15 +92,7 @@ def _fixed_copy(width: int):
     @intrinsic
     def copy(typingctx, dst, dst_pos, src, src_pos):
         def codegen(context, builder, signature, args):
-            dst_type, dst_pos_type, src_type, src_pos_type = signature.args
-            target = context.make_array(dst_type)(context, builder, args[0])
-            source = context.make_array(src_type)(context, builder, args[2])
-            at = context.cast(builder, args[1], dst_pos_type, types.intp)
-            start = context.cast(builder, args[3], src_pos_type, types.intp)
-            n = context.get_constant(types.intp, width)
-            cgutils.raw_memcpy(
-                builder, builder.gep(target.data, [at]), builder.gep(source.data, [start]), n, 1
-            )
+            _memcpy(context, builder, signature, args, context.get_constant(types.intp, width))
             return context.get_dummy_value()
 
         return types.void(dst, dst_pos, src, src_pos), codegen

@@ -63,6 +63,14 @@ class Method:
     sender_pool: bool = False
     #: The server reads the file from its copy root (cairo.sql.copy.root).
     copy_root: bool = False
+    #: Its class, under ingestbench.ingest.methods (`module.Class`), resolved by that package.
+    implementation: str = ""
+    #: docs/iot.md: how it loads two tables in one job.
+    two_tables: str = ""
+    #: configs/full.yaml: the values of its settings that the full cross product sweeps.
+    sweep: tuple[tuple[str, tuple], ...] = ()
+    #: Among the dtype matrix's client paths (it takes a frame in memory: `Method.send_frame`).
+    dtype_matrix: bool = False
     #: Paced experiment: the flush modes it runs with (none: it cannot be paced).
     flush_modes: tuple[FlushMode, ...] = ()
     #: Why it cannot be paced, where it cannot.
@@ -71,6 +79,25 @@ class Method:
     #: (None: not among the delivery paths).
     resend: str | None = None
 
+
+# docs/iot.md's "Loading two tables": what each method does with a dataset of two tables.
+T_ROWS = (
+    "one sender, `row()` per row of each table; a null tag or field is left out of the call "
+    "(`row()` takes no null)"
+)
+T_FRAME = (
+    "one sender; streamed, one chunk of each table in turn, each `dataframe()` call naming its "
+    "table"
+)
+T_POOL = "each sender takes the next chunk, of either table, from the one stream"
+T_VEC = "each connection encodes the next chunk with its table's encoder"
+T_SERVER = "one import per table, one after the other"
+T_FILE = "the one file, whose lines name their tables"
+T_SQL = (
+    "one PGWire connection; streamed, one chunk of each table in turn, each INSERT naming its "
+    "table; a null is bound as NULL"
+)
+T_COPY = "unsupported: QuestDB takes no `COPY … FROM STDIN`"
 
 _PACED_NOT = "the server reads a whole file: it has no arrivals to pace"
 
@@ -84,6 +111,9 @@ CATALOGUE: tuple[Method, ...] = (
         chunked=True,
         capped=True,
         flush_modes=FLUSH_MODES,
+        implementation="loops.Rows",
+        two_tables=T_ROWS,
+        dtype_matrix=True,
     ),
     Method(
         "iterrows",
@@ -94,6 +124,8 @@ CATALOGUE: tuple[Method, ...] = (
         libraries=("pandas",),
         chunked=True,
         capped=True,
+        implementation="loops.Iterrows",
+        two_tables=T_ROWS,
     ),
     Method(
         "dataframe",
@@ -110,6 +142,9 @@ CATALOGUE: tuple[Method, ...] = (
             "the buffer); over TCP: nothing is acknowledged, so after an error it reconnects "
             "and resends from its last completed flush"
         ),
+        implementation="frames.Dataframe",
+        two_tables=T_FRAME,
+        dtype_matrix=True,
     ),
     Method(
         "threads",
@@ -127,6 +162,10 @@ CATALOGUE: tuple[Method, ...] = (
             "each thread as `dataframe()` over HTTP: the client's retries, then the failed "
             "chunk sent again from the thread's own copy"
         ),
+        implementation="parallel.Threads",
+        two_tables=T_POOL,
+        sweep=(("workers", (2, 4, 8)),),
+        dtype_matrix=True,
     ),
     Method(
         "processes",
@@ -139,6 +178,9 @@ CATALOGUE: tuple[Method, ...] = (
         chunked=True,
         warms_up=True,
         sender_pool=True,
+        implementation="parallel.Processes",
+        two_tables=T_POOL,
+        sweep=(("workers", (2, 4, 8)),),
     ),
     Method(
         "batches",
@@ -149,6 +191,9 @@ CATALOGUE: tuple[Method, ...] = (
         batch_rows=10_000,
         chunked=True,
         warms_up=True,
+        implementation="frames.Batches",
+        two_tables=T_FRAME,
+        sweep=(("batch_rows", (1_000, 10_000, 75_000)),),
     ),
     Method(
         "vectorized",
@@ -167,6 +212,10 @@ CATALOGUE: tuple[Method, ...] = (
             "over TCP: nothing is acknowledged, so after an error it reconnects and resends "
             "from the last piece it finished writing"
         ),
+        implementation="vectorized.Vectorized",
+        two_tables=T_VEC,
+        sweep=(("workers", (1, 2, 4)),),
+        dtype_matrix=True,
     ),
     Method(
         "server_csv",
@@ -177,6 +226,8 @@ CATALOGUE: tuple[Method, ...] = (
         formats=("csv",),
         transports=("http",),
         unpaced_reason=_PACED_NOT,
+        implementation="server_side.ServerCsv",
+        two_tables=T_SERVER,
     ),
     Method(
         "server_copy",
@@ -190,6 +241,8 @@ CATALOGUE: tuple[Method, ...] = (
         transports=("http",),
         copy_root=True,
         unpaced_reason=_PACED_NOT,
+        implementation="server_side.ServerCopy",
+        two_tables=T_SERVER,
     ),
     Method(
         "server_parquet",
@@ -203,6 +256,8 @@ CATALOGUE: tuple[Method, ...] = (
         copy_root=True,
         unpaced_reason=_PACED_NOT,
         resend="the import statement sent again after an error",
+        implementation="server_side.ServerParquet",
+        two_tables=T_SERVER,
     ),
     Method(
         "ilp_file",
@@ -215,6 +270,9 @@ CATALOGUE: tuple[Method, ...] = (
         formats=("ilp",),
         workers=True,
         unpaced_reason="it sends a whole file of ILP text: it has no arrivals to pace",
+        implementation="ilp_file.IlpFile",
+        two_tables=T_FILE,
+        sweep=(("workers", (1, 2, 4)),),
     ),
     Method(
         "to_sql",
@@ -230,6 +288,9 @@ CATALOGUE: tuple[Method, ...] = (
         chunked=True,
         capped=True,
         warms_up=True,
+        implementation="pgwire.ToSql",
+        two_tables=T_SQL,
+        dtype_matrix=True,
     ),
     Method(
         "to_sql_multi",
@@ -245,6 +306,8 @@ CATALOGUE: tuple[Method, ...] = (
         chunked=True,
         capped=True,
         warms_up=True,
+        implementation="pgwire.ToSqlMulti",
+        two_tables=T_SQL,
     ),
     Method(
         "write_database",
@@ -258,6 +321,9 @@ CATALOGUE: tuple[Method, ...] = (
         chunked=True,
         capped=True,
         warms_up=True,
+        implementation="pgwire.WriteDatabase",
+        two_tables=T_SQL,
+        dtype_matrix=True,
     ),
     Method(
         "executemany",
@@ -272,6 +338,9 @@ CATALOGUE: tuple[Method, ...] = (
         warms_up=True,
         flush_modes=("arrival",),
         resend="the batch's transaction rolled back and sent again after an error",
+        implementation="pgwire.Executemany",
+        two_tables=T_SQL,
+        dtype_matrix=True,
     ),
     Method(
         "asyncpg",
@@ -285,6 +354,9 @@ CATALOGUE: tuple[Method, ...] = (
         chunked=True,
         capped=True,
         warms_up=True,
+        implementation="pgwire.Asyncpg",
+        two_tables=T_SQL,
+        dtype_matrix=True,
     ),
     Method(
         "psycopg_copy",
@@ -297,6 +369,9 @@ CATALOGUE: tuple[Method, ...] = (
         chunked=True,
         capped=True,
         warms_up=True,
+        implementation="pgwire.PsycopgCopy",
+        two_tables=T_COPY,
+        sweep=(("format", ("parquet",)),),  # unsupported: tried once
     ),
     Method(
         "adbc",
@@ -310,6 +385,9 @@ CATALOGUE: tuple[Method, ...] = (
         chunked=True,
         capped=True,
         warms_up=True,
+        implementation="pgwire.Adbc",
+        two_tables=T_COPY,
+        sweep=(("format", ("parquet",)),),  # unsupported: tried once
     ),
 )
 

@@ -4,7 +4,7 @@ checked with a validator that fills the defaults in, and its errors as a key and
 The config (ingestbench.config) and a dataset given on its own (ingestbench.tsbs, as
 `ingestbench generate` gives one) are both checked here, so they take the same defaults.
 
-May import: nothing.
+May import: catalogue.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from ingestbench import CHECKOUT
+from ingestbench import CHECKOUT, catalogue
 
 SCHEMA_PATH = CHECKOUT / "schemas" / "config.schema.yaml"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader, where libyaml is there
@@ -25,8 +25,17 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader, where l
 
 @functools.cache
 def load_schema(path: Path = SCHEMA_PATH) -> dict[str, Any]:
-    """The schema, parsed once (callers must not change it)."""
-    return yaml.load(Path(path).read_text(), Loader=_LOADER)  # noqa: S506 (a safe loader)
+    """The schema, parsed once, with the method catalogue's enums (callers must not change it)."""
+    schema = yaml.load(Path(path).read_text(), Loader=_LOADER)  # noqa: S506 (a safe loader)
+    defs = schema.get("$defs", {})
+    if "method" in defs:
+        defs["method"]["enum"] = list(catalogue.METHOD_NAMES)
+    if "dtype_method" in defs:
+        dtype_methods = catalogue.names(dtype_matrix=True)
+        defs["dtype_method"]["enum"] = list(dtype_methods)
+        matrix = schema["properties"]["dtype_matrix"]["properties"]
+        matrix["methods"]["default"] = list(dtype_methods)
+    return schema
 
 
 #: Where the schema defines a TSBS `datasets[]` entry and an own dataset's.

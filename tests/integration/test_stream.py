@@ -8,6 +8,7 @@ import multiprocessing as mp
 
 import pytest
 
+from ingestbench.catalogue import METHODS
 from ingestbench.columnar.arrow import to_pandas
 from ingestbench.config import Settings, validate_config
 from ingestbench.errors import UserError
@@ -21,12 +22,7 @@ from ingestbench.validate import (
     questdb_aggregates,
     validate_run,
 )
-from ingestbench.variants import (
-    CLIENT_METHODS,
-    PANDAS_ONLY_METHODS,
-    ROW_LOOP_METHODS,
-    parse_variant_name,
-)
+from ingestbench.variants import CLIENT_METHODS, parse_variant_name
 from tests.helpers import cpu_aggregates
 
 CHUNK = 333  # does not divide the tiny dataset's 2,000 rows
@@ -37,7 +33,7 @@ STREAMED = [
         enumerate(itertools.product(("pandas", "polars"), ("parquet", "csv"))), CLIENT_METHODS
     )
     for transport in [("http", "tcp")[(i + CLIENT_METHODS.index(method)) % 2]]
-    if lib == "pandas" or method not in PANDAS_ONLY_METHODS
+    if lib in METHODS[method].libraries
 ]
 
 
@@ -50,7 +46,7 @@ def expected(tiny_dataset):
 def test_a_streamed_run_lands_every_row_in_order(questdb, tiny_dataset, expected, tmp_path, name):
     variant = parse_variant_name(name)
     table = "s_" + name.replace("-", "_")
-    rows = 1234 if variant.method in ROW_LOOP_METHODS else 2000  # the row loop's cap, mid-chunk
+    rows = 1234 if METHODS[variant.method].capped else 2000  # the row loop's cap, mid-chunk
     job = cpu_job(
         questdb, table, variant, tiny_dataset[variant.format], rows, 2, field_type="double"
     )

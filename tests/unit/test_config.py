@@ -8,6 +8,7 @@ import subprocess
 import pytest
 import yaml
 
+from ingestbench import catalogue
 from ingestbench.config import ConfigError, validate_config
 from tests.helpers import FIXTURE_RESULTS, REPO, snakemake_command
 
@@ -21,9 +22,8 @@ def test_default_config_is_valid_and_defaults_are_filled():
     assert config["questdb"]["worker_idle"] == "park"
     assert config["datasets"][0]["interval"] == "10s"
     assert config["validation"]["on_failure"] == "fail"
-    assert config["dtype_matrix"]["methods"] == ["dataframe", "threads", "rows", "vectorized",
-                                                 "to_sql", "write_database", "executemany",
-                                                 "asyncpg"]  # fmt: skip
+    assert config["dtype_matrix"]["methods"] == list(catalogue.names(dtype_matrix=True))
+    assert "asyncpg" in config["dtype_matrix"]["methods"]
     assert config["dtype_matrix"]["transports"] == ["http", "tcp", "pg"]
 
 

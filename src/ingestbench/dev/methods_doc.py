@@ -1,9 +1,11 @@
-"""docs/methods.md's method table and variant matrices, generated so they cannot drift.
+"""docs/methods.md's method table and variant matrices, generated so they cannot drift; and the
+other texts the method catalogue writes (docs/iot.md's two-tables table, the report's sentence
+of methods, configs/full.yaml's variants).
 
-The method table has one row per method of ingestbench.variants (a method without its text here
-stops `make readme`); the matrices count, per config and dataset, the variants and the timed
-ingestions (variants x repeats) that `ingestbench variants --config FILE` would list. Both are
-written between marker comments of docs/methods.md by `make readme` and checked by its `--check`.
+The method table has one row per method of ingestbench.catalogue, in its words; the matrices
+count, per config and dataset, the variants and the timed ingestions (variants x repeats) that
+`ingestbench variants --config FILE` would list. All are written between marker comments by
+`make readme` and checked by its `--check`.
 """
 
 from __future__ import annotations
@@ -13,139 +15,59 @@ from collections import Counter
 from pathlib import Path
 
 from ingestbench import CHECKOUT
+from ingestbench.catalogue import CATALOGUE, METHOD_NAMES
 from ingestbench.config import load_config
 from ingestbench.datasets import plan
-from ingestbench.variants import METHOD_NAMES
 
 METHODS_DOC = CHECKOUT / "docs" / "methods.md"
+IOT_DOC = CHECKOUT / "docs" / "iot.md"
+REPORT_WORKFLOW = CHECKOUT / "report" / "workflow.rst"
+FULL_CONFIG = CHECKOUT / "configs" / "full.yaml"
 #: The configs whose matrices docs/methods.md shows.
 MATRIX_CONFIGS = ("config.yaml", "configs/full.yaml")
 _GENERATED = "<!-- written by `make readme` from {}; do not edit -->"
 
-#: What each method does, and the phases of its repeats that take time.
-METHOD_TEXT: dict[str, tuple[str, str]] = {
-    "rows": (
-        "Python loop calling `sender.row()` per row (pandas `itertuples`, polars `iter_rows`): "
-        "the baseline of QuestDB's blog (capped by `rows_cap`)",
-        "read, send, visible",
-    ),
-    "iterrows": (
-        "pandas only: `df.iterrows()` + `sender.row()`, the loop QuestDB's published pandas "
-        "benchmark divides by (capped by `rows_cap` like `rows`)",
-        "read, send, visible",
-    ),
-    "dataframe": (
-        "`sender.dataframe()` on each chunk (one call in whole-file mode); polars goes to pandas "
-        "through Arrow (timed as convert; categories stay categories)",
-        "read, convert, send, visible",
-    ),
-    "threads": (
-        "N threads, each with its own sender (serialization releases the GIL). Streamed (the "
-        "default): each takes the next chunk of one stream when it is free, so rows reach the "
-        "server close to time order; whole-file (`chunk_rows: all`): contiguous row ranges, one "
-        "per thread",
-        "all",
-    ),
-    "processes": (
-        "N spawned processes, each with its own sender. Streamed: the parent reads and converts "
-        "the chunks and queues them, each worker taking the next when it is free; whole-file: "
-        "each worker reads its own row range of the file, and barriers keep the phases apart",
-        "all",
-    ),
-    "batches": (
-        "auto-flush off, an explicit `flush()` every K rows (buffered vs the auto-flush default "
-        "of `dataframe`)",
-        "all",
-    ),
-    "vectorized": (
-        "the frame (pandas or polars, as Arrow) encoded into ILP column by column with Arrow, "
-        "NumPy and one compiled loop instead of the client's cell-by-cell `dataframe()`, byte "
-        "for byte the same lines, written to N raw connections (TCP socket or `/write` POSTs, "
-        'as `ilp_file` does); see "Encoding ILP column by column"',
-        "read, convert, send, visible",
-    ),
-    "server_csv": (
-        "QuestDB imports the CSV itself through `/imp` with the schema",
-        "send, visible",
-    ),
-    "server_copy": (
-        "QuestDB's parallel CSV import: the file is placed in the server's copy root (timed as "
-        "read), then SQL `COPY … FROM` into the empty table; `send` ends when "
-        "`sys.text_import_log` says it finished",
-        "read, send, visible",
-    ),
-    "server_parquet": (
-        "the file is placed in the server's copy root (timed as read), then `INSERT INTO … "
-        "SELECT * FROM read_parquet(…)`",
-        "read, send, visible",
-    ),
-    "ilp_file": (
-        "the dataset's ILP text file sent as it is, no library (`none`), format `ilp`, over TCP "
-        "or HTTP with N connections: the wire ceiling "
-        "([methodology.md](methodology.md#the-wire-ceiling))",
-        "send, visible",
-    ),
-    "to_sql": (
-        "SQL over PGWire (transport `pg`): pandas `DataFrame.to_sql` through SQLAlchemy's "
-        'PostgreSQL dialect on psycopg 3, appending (`if_exists="append"`) into the table '
-        "every variant lands in, an `executemany` of a one-row INSERT every K rows (`chunksize`, "
-        "`-bK`); capped by `rows_cap` like the row loops",
-        "read, send, visible",
-    ),
-    "to_sql_multi": (
-        '`to_sql` with `method="multi"`: one INSERT with the VALUES of K rows per statement '
-        "(K = 1,000 by default: PGWire takes at most 65,535 bind parameters per statement)",
-        "read, send, visible",
-    ),
-    "write_database": (
-        "polars only: `DataFrame.write_database` through the same SQLAlchemy engine "
-        '(`if_table_exists="append"`; pandas\' `to_sql` beneath, K rows per `chunksize`)',
-        "read, send, visible",
-    ),
-    "executemany": (
-        "psycopg 3 without SQLAlchemy: a prepared INSERT, `cursor.executemany` over K rows "
-        "(pipelined), one transaction per K rows; the rows from `itertuples`/`iter_rows`",
-        "read, send, visible",
-    ),
-    "asyncpg": (
-        "asyncpg: `executemany` of a prepared INSERT over K rows, one transaction each; binary "
-        "parameters where psycopg sends text (the timestamp column's zone dropped first, as "
-        "asyncpg binds a TIMESTAMP)",
-        "read, convert, send, visible",
-    ),
-    "psycopg_copy": (
-        "psycopg 3's `cursor.copy()` (`COPY … FROM STDIN`, PostgreSQL's fast path): tried once, "
-        "`unsupported` with QuestDB's answer (it takes no COPY from the client)",
-        "none",
-    ),
-    "adbc": (
-        'polars only: `write_database(engine="adbc")`, ADBC\'s PostgreSQL driver (`COPY … '
-        "FROM STDIN`): tried once, `unsupported` with QuestDB's answer",
-        "none",
-    ),
-}
-
-
-def _all_methods() -> tuple[str, ...]:
-    return METHOD_NAMES
-
 
 def method_table() -> str:
-    names = _all_methods()
-    missing = [m for m in names if m not in METHOD_TEXT]
-    if missing:
-        raise SystemExit(
-            f"docs/methods.md has no text for the methods {missing}: add theirs to METHOD_TEXT in "
-            "ingestbench.dev.methods_doc, then run `make readme`."
-        )
     lines = [
-        _GENERATED.format("ingestbench.variants and ingestbench.dev.methods_doc"),
+        _GENERATED.format("ingestbench.catalogue"),
         "",
         "| method | what it does | phases it fills |",
         "| --- | --- | --- |",
     ]
-    lines += [f"| `{m}` | {METHOD_TEXT[m][0]} | {METHOD_TEXT[m][1]} |" for m in names]
+    lines += [f"| `{m.name}` | {m.doc} | {m.phases} |" for m in CATALOGUE]
     return "\n".join(lines)
+
+
+def two_tables_table() -> str:
+    """docs/iot.md's table: how each method loads two tables, methods that do it alike in one
+    row."""
+    rows: dict[str, list[str]] = {}
+    for m in CATALOGUE:
+        rows.setdefault(m.two_tables, []).append(f"`{m.name}`")
+    lines = [_GENERATED.format("ingestbench.catalogue"), "", "| method | two tables |",
+             "| --- | --- |"]  # fmt: skip
+    lines += [f"| {', '.join(names)} | {text} |" for text, names in rows.items()]
+    return "\n".join(lines)
+
+
+#: How the report's workflow page names each family of methods.
+FAMILY_TEXT = {
+    "client": "the client methods {}",
+    "server": "the server-side imports {}",
+    "file": "{}, an ILP text file sent as it is, the wire ceiling",
+    "sql": "SQL over PGWire: {}",
+}
+
+
+def report_methods() -> str:
+    """report/workflow.rst's sentence of every method, by family."""
+    parts = []
+    for family, text in FAMILY_TEXT.items():
+        names = [f"``{m.name}``" for m in CATALOGUE if m.family == family]
+        listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
+        parts.append(text.format(listed))
+    return "A method is one of " + "; ".join(parts) + " (docs/methods.md says what each does)."
 
 
 def matrix_table(configs: tuple[str, ...] = MATRIX_CONFIGS) -> str:
@@ -161,7 +83,7 @@ def matrix_table(configs: tuple[str, ...] = MATRIX_CONFIGS) -> str:
         by_dataset = dict(plan(config).values())
         for label, variants in by_dataset.items():
             methods = Counter(v.method for v in variants)
-            per_method = ", ".join(f"`{m}` {methods[m]}" for m in _all_methods() if m in methods)
+            per_method = ", ".join(f"`{m}` {methods[m]}" for m in METHOD_NAMES if m in methods)
             lines.append(
                 f"| `{name}` | `{label}` | {len(variants)} | "
                 f"{len(variants) * config['repeats']:,} | {per_method} |"
@@ -174,16 +96,56 @@ def matrix_table(configs: tuple[str, ...] = MATRIX_CONFIGS) -> str:
     return "\n".join(lines)
 
 
-def with_blocks(text: str, blocks: dict[str, str], path: Path = METHODS_DOC) -> str:
-    """`text` with the part between `<!-- NAME:begin -->` and `<!-- NAME:end -->` replaced by
-    each block."""
+def with_blocks(
+    text: str, blocks: dict[str, str], path: Path = METHODS_DOC, marker: str = "<!-- {} -->"
+) -> str:
+    """`text` with the part between the markers `NAME:begin` and `NAME:end` (as `marker` writes
+    them: an HTML comment, or an RST or YAML one) replaced by each block."""
     for name, block in blocks.items():
-        begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+        begin, end = marker.format(f"{name}:begin"), marker.format(f"{name}:end")
         pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
         if not pattern.search(text):
             raise SystemExit(f"{path} has no {begin} … {end} block; put one where it goes.")
         text = pattern.sub(lambda _, b=begin, e=end, x=block: f"{b}\n{x}\n{e}", text)
     return text
+
+
+def full_variants() -> str:
+    """configs/full.yaml's variants: every method with every library, format and transport its
+    record allows, and the settings its `sweep` names; methods whose specs agree share one."""
+    specs: dict[tuple, list[str]] = {}
+    for m in CATALOGUE:
+        spec = {"library": list(m.libraries), "format": list(m.formats),
+                "transport": list(m.transports)} | {k: list(v) for k, v in m.sweep}  # fmt: skip
+        specs.setdefault(tuple((k, tuple(v)) for k, v in spec.items()), []).append(m.name)
+    lines = ["variants: # written by `make readme` from ingestbench.catalogue; do not edit"]
+    for spec, methods in specs.items():
+        items = {"library": None, "method": methods, **{k: list(v) for k, v in spec}}
+        fields = ", ".join(f"{k}: {_flow(v)}" for k, v in items.items() if v is not None)
+        lines.append(f"  - {{{fields}}}")
+    return "\n".join(lines)
+
+
+def _flow(values: list) -> str:
+    """A YAML flow value: one item bare, several in brackets."""
+    if len(values) == 1:
+        return str(values[0])
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def full_config(text: str) -> str:
+    """configs/full.yaml's text with its variants current."""
+    return with_blocks(text, {"variants": full_variants()}, FULL_CONFIG, "# {}")
+
+
+def iot_doc(text: str) -> str:
+    """docs/iot.md's text with its two-tables table current."""
+    return with_blocks(text, {"two-tables": two_tables_table()}, IOT_DOC)
+
+
+def report_workflow(text: str) -> str:
+    """report/workflow.rst's text with its sentence of methods current."""
+    return with_blocks(text, {"methods": f"\n{report_methods()}\n"}, REPORT_WORKFLOW, ".. {}")
 
 
 def methods_doc(text: str) -> str:

@@ -2,10 +2,11 @@
 
 `make readme` (python -m ingestbench.dev.readme) rewrites the README's block between its
 results markers from `reference/default/summary.csv` and `environment.json` of the reference run
-(committed), docs/configuration.md from schemas/config.schema.yaml, and docs/methods.md's
-method table and variant matrices (ingestbench.dev.methods_doc). Nothing is typed by hand,
-so the README cannot drift from the files it quotes; `--check` fails when any is out of date
-(a test runs it), and a clean clone's `make readme` leaves `git diff` empty.
+(committed), docs/configuration.md from schemas/config.schema.yaml, and from the method
+catalogue docs/methods.md's method table and variant matrices, docs/iot.md's two-tables table,
+the report's sentence of methods and configs/full.yaml's variants (ingestbench.dev.methods_doc).
+Nothing is typed by hand, so the README cannot drift from the files it quotes; `--check` fails
+when any is out of date (a test runs it), and a clean clone's `make readme` leaves `git diff` empty.
 """
 
 from __future__ import annotations
@@ -20,7 +21,16 @@ from typing import Any
 
 from ingestbench import CHECKOUT
 from ingestbench.config import config_hash, load_config
-from ingestbench.dev.methods_doc import METHODS_DOC, methods_doc
+from ingestbench.dev.methods_doc import (
+    FULL_CONFIG,
+    IOT_DOC,
+    METHODS_DOC,
+    REPORT_WORKFLOW,
+    full_config,
+    iot_doc,
+    methods_doc,
+    report_workflow,
+)
 from ingestbench.schema import SCHEMA_PATH, load_schema
 from ingestbench.storage.files import write_text_atomic
 
@@ -287,26 +297,35 @@ def configuration_doc(schema_path: Path = SCHEMA_PATH) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def _stale(wanted: dict[Path, str], check: bool) -> list[Path]:
+    """The files whose text is not `wanted`; each written anew unless only checking."""
+    stale = [path for path, text in wanted.items()
+             if not path.is_file() or path.read_text() != text]  # fmt: skip
+    for path in [] if check else stale:
+        write_text_atomic(path, wanted[path])
+        print(f"wrote {path.relative_to(CHECKOUT)}")
+    return stale
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--results", type=Path, default=RESULTS, help="the reference run's folder")
     p.add_argument("--check", action="store_true", help="fail if a file is out of date")
     args = p.parse_args(argv)
+    # The full config first: the methods page counts its variants.
+    stale = _stale({FULL_CONFIG: full_config(FULL_CONFIG.read_text())}, args.check)
     wanted = {
         README: with_block(README.read_text(), results_block(args.results)),
         CONFIGURATION: configuration_doc(),
         METHODS_DOC: methods_doc(METHODS_DOC.read_text()),
+        IOT_DOC: iot_doc(IOT_DOC.read_text()),
+        REPORT_WORKFLOW: report_workflow(REPORT_WORKFLOW.read_text()),
     }
-    stale = [
-        path for path, text in wanted.items() if not path.is_file() or path.read_text() != text
-    ]
+    stale += _stale(wanted, args.check)
     if args.check:
         for path in stale:
             print(f"{path.relative_to(CHECKOUT)} is out of date: run `make readme`.")
         return 1 if stale else 0
-    for path in stale:
-        write_text_atomic(path, wanted[path])
-        print(f"wrote {path.relative_to(CHECKOUT)}")
     return 0
 
 

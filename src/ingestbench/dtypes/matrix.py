@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ingestbench.dtypes.cases import CASES, ROWS, Case
 from ingestbench.dtypes.check import CellMismatch, RowsDropped, check_cell
-from ingestbench.dtypes.senders import METHODS, SQL_METHODS, applies, sql_table
+from ingestbench.dtypes.senders import METHODS, SQL_METHODS, applies, send, sql_table
 from ingestbench.errors import UserError
 from ingestbench.server.process import QuestDB
 from ingestbench.storage.files import atomic_paths
@@ -68,7 +68,7 @@ def run_cell(qdb: QuestDB, case: Case, method: str, transport: str, work: Path) 
         with warnings.catch_warnings():
             # row() warns on every naive datetime that it reads it as UTC, which the case means
             warnings.simplefilter("ignore", UserWarning)
-            METHODS[method](qdb, transport, table, case.frame(), case.kind == "symbol")
+            send(qdb, method, transport, table, case.frame(), case.kind == "symbol")
     except Exception as exc:  # what the client, the encoder or the server said: the finding
         outcome, reason = "unsupported", f"{type(exc).__name__}: {_reason(exc, table)}"
     else:
@@ -90,7 +90,7 @@ def run_cell(qdb: QuestDB, case: Case, method: str, transport: str, work: Path) 
 def run_matrix(
     qdb: QuestDB,
     work: Path,
-    methods: Sequence[str] = tuple(METHODS),
+    methods: Sequence[str] = METHODS,
     transports: Sequence[str] = TRANSPORTS,
     libraries: Sequence[str] = ("pandas", "polars"),
 ) -> list[Cell]:

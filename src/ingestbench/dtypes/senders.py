@@ -1,114 +1,63 @@
-"""The client paths of the dtype matrix, on a frame in memory, as the benchmark's methods take
-their frames: over ILP `dataframe()` (polars through the workflow's `to_pandas`), `threads` (two
-senders, a half each), `rows` (one `row()` call per row from the library's own row iterator) and
-`vectorized` (the workflow's ILP encoder on the frame's Arrow batch, raw connections); over
-PGWire (transport pg) `to_sql` (pandas), `write_database` (polars), psycopg's `executemany` and
-asyncpg's, the benchmark's SQL methods.
+"""The client paths of the dtype matrix: each a method of the benchmark (ingestbench.catalogue's
+`dtype_matrix`), sending a case's frame held in memory as it sends a chunk (`Method.send_frame`):
+over ILP `dataframe()`, `threads`, `rows` and `vectorized`; over PGWire (transport pg) the SQL
+methods, each in the library it belongs to.
 
-Over ILP categorical columns are symbols, as `dataframe()` decides by default
-(``symbols="auto"``), and the server makes the table. The SQL paths insert into a table made
-first with the type the case expects, as every SQL variant of the benchmark does: what the cell
-shows is whether the driver carries the dtype into that column.
+Over ILP a category column is a symbol, as the benchmark's methods send a table's tags, and the
+server makes the table. The SQL paths insert into a table made first with the type the case
+expects, as every SQL variant of the benchmark does: what the cell shows is whether the driver
+carries the dtype into that column.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
-from questdb import Sender
-
-from ingestbench.columnar.arrow import to_pandas
-from ingestbench.ingest.frames.encoder import IlpEncoder, as_record_batch
-from ingestbench.ingest.methods import pgwire
-from ingestbench.ingest.methods.base import row_ranges
-from ingestbench.ingest.methods.ilp_file import CONNECTIONS
+from ingestbench import catalogue
+from ingestbench.ingest.methods import METHODS as CLASSES
+from ingestbench.ingest.methods import Job
 from ingestbench.server.process import QuestDB
-from ingestbench.variants import SQL_METHOD_LIBRARY, SQL_TRANSPORT
+from ingestbench.tsbs.columns import TableSpec
+from ingestbench.variants import make_variant
 
 AT = "ts"
-
-
-def _conf(qdb: QuestDB, transport: str) -> str:
-    return qdb.ilp_conf(transport, 2)
-
-
-def dataframe(qdb: QuestDB, transport: str, table: str, frame: Any, symbol: bool) -> None:
-    with Sender.from_conf(_conf(qdb, transport)) as sender:
-        sender.dataframe(to_pandas(frame), table_name=table, at=AT)
-
-
-def threads(qdb: QuestDB, transport: str, table: str, frame: Any, symbol: bool) -> None:
-    parts = [frame[offset : offset + length] for offset, length in row_ranges(len(frame), 2)]
-    with ThreadPoolExecutor(len(parts)) as pool:
-        list(pool.map(lambda part: dataframe(qdb, transport, table, part, symbol), parts))
-
-
-def rows(qdb: QuestDB, transport: str, table: str, frame: Any, symbol: bool) -> None:
-    if type(frame).__module__.startswith("polars"):
-        tuples = frame.iter_rows()
-    else:
-        tuples = frame.itertuples(index=False, name=None)
-    with Sender.from_conf(_conf(qdb, transport)) as sender:
-        for seq, value, at in tuples:
-            sender.row(
-                table,
-                symbols={"value": value} if symbol else None,
-                columns={"seq": seq} if symbol else {"seq": seq, "value": value},
-                at=at,
-            )
-
-
-def vectorized(qdb: QuestDB, transport: str, table: str, frame: Any, symbol: bool) -> None:
-    fields = ["seq"] if symbol else ["seq", "value"]
-    encoder = IlpEncoder(table, ["value"] if symbol else [], fields, AT)
-    data = encoder.encode(as_record_batch(frame))
-    connection = CONNECTIONS[transport](qdb)
-    try:
-        connection.send(memoryview(data))
-    finally:
-        connection.close()
-
-
+#: The matrix's methods, by the names the benchmark's variants use.
+METHODS = catalogue.names(dtype_matrix=True)
+#: The SQL paths: over PGWire only, into a table made first (`sql_table`).
+SQL_METHODS = tuple(m for m in METHODS if catalogue.METHODS[m].family == "sql")
 #: The designated timestamp's name in the table a SQL path inserts into: the name ILP gives it,
 #: which the check reads.
 SQL_AT = "timestamp"
 
 
-def _sql_frame(frame: Any) -> Any:
-    """The frame with its time column named as the table's (a user's frame matches its table)."""
+def _renamed(frame: Any, names: dict[str, str]) -> Any:
     if type(frame).__module__.startswith("polars"):
-        return frame.rename({AT: SQL_AT})
-    return frame.rename(columns={AT: SQL_AT})
+        return frame.rename(names)
+    return frame.rename(columns=names)
 
 
-def to_sql(qdb: QuestDB, transport: str, table: str, frame: Any, symbol: bool) -> None:
-    with pgwire.sqlalchemy_engine(qdb) as engine:
-        pgwire.to_sql(engine, _sql_frame(frame), table, len(frame))
+def _ordered(frame: Any, columns: tuple[str, ...]) -> Any:
+    """The frame's columns in the table's order (tags, fields, timestamp), as a user's frame
+    matches its table."""
+    if type(frame).__module__.startswith("polars"):
+        return frame.select(list(columns))
+    return frame[list(columns)]
 
 
-def write_database(qdb: QuestDB, transport: str, table: str, frame: Any, symbol: bool) -> None:
-    with pgwire.sqlalchemy_engine(qdb) as engine:
-        pgwire.write_database(engine, _sql_frame(frame), table, len(frame))
-
-
-def executemany(qdb: QuestDB, transport: str, table: str, frame: Any, symbol: bool) -> None:
-    with pgwire.psycopg_connection(qdb) as conn:
-        pgwire.executemany(conn, _sql_frame(frame), table, len(frame))
-
-
-def asyncpg(qdb: QuestDB, transport: str, table: str, frame: Any, symbol: bool) -> None:
-    with pgwire.asyncpg_connection(qdb) as held:
-        pgwire.asyncpg_insert(held, pgwire.naive_utc(_sql_frame(frame)), table, len(frame))
-
-
-#: The matrix's methods, by the names the benchmark's variants use.
-METHODS = {"dataframe": dataframe, "threads": threads, "rows": rows, "vectorized": vectorized,
-           "to_sql": to_sql, "write_database": write_database, "executemany": executemany,
-           "asyncpg": asyncpg}  # fmt: skip
-#: The SQL paths: over PGWire only, into a table made first (`sql_table`), each in the library
-#: it belongs to (ingestbench.variants).
-SQL_METHODS = ("to_sql", "write_database", "executemany", "asyncpg")
+def send(qdb: QuestDB, method: str, transport: str, table: str, frame: Any, symbol: bool) -> None:
+    """The case's frame (columns seq, value, ts) into `table` by the benchmark's `method`."""
+    library = "polars" if type(frame).__module__.startswith("polars") else "pandas"
+    variant = make_variant(library, method, "parquet", transport, batch_rows=max(len(frame), 1))
+    if method in SQL_METHODS:
+        spec = TableSpec(table, (), ("seq", "value"), ("long", "long"), SQL_AT)
+        frame = _renamed(frame, {AT: SQL_AT})
+    else:
+        tags, fields = (("value",), ("seq",)) if symbol else ((), ("seq", "value"))
+        spec = TableSpec(table, tags, fields, ("long",) * len(fields), AT, nullable=True)
+        frame = _ordered(frame, spec.columns)
+    job = Job(qdb, variant, Path(), ())
+    CLASSES[method]().send_frame(job, spec, frame)
 
 
 def sql_table(qdb: QuestDB, table: str, questdb_type: str) -> None:
@@ -118,7 +67,6 @@ def sql_table(qdb: QuestDB, table: str, questdb_type: str) -> None:
 
 
 def applies(method: str, transport: str, library: str) -> bool:
-    """Whether the cell exists: ILP paths over http and tcp, SQL paths over pg in their library."""
-    if method not in SQL_METHODS:
-        return transport != SQL_TRANSPORT
-    return transport == SQL_TRANSPORT and SQL_METHOD_LIBRARY.get(method, library) == library
+    """Whether the cell exists: the method offers the transport in the case's library."""
+    record = catalogue.METHODS[method]
+    return transport in record.transports and library in record.libraries

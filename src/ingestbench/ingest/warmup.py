@@ -26,21 +26,21 @@ from typing import Any
 
 from questdb import Sender
 
+from ingestbench.catalogue import FRAME_FORMATS
+from ingestbench.catalogue import METHODS as CATALOGUE
 from ingestbench.columnar.arrow import to_pandas
 from ingestbench.ingest.frames.readers import read_frame
 from ingestbench.ingest.methods import METHODS, Job, client_errors, dataframe_into
 from ingestbench.ingest.timing import Clock
 from ingestbench.server.table import recreate_table, wait_visible
-from ingestbench.variants import SQL_METHODS, Variant
+from ingestbench.variants import Variant
 
 log = logging.getLogger(__name__)
-OWN_METHOD_WARMS_UP = ("dataframe", "batches", "threads", "processes", "vectorized", *SQL_METHODS)
-DATAFRAME_FORMATS = ("parquet", "csv")  # what pandas reads; the ILP text is not among them
 
 
 def warmup_method(variant: Variant) -> str:
     """The method the warm-up of `variant` uses (see the module's docstring)."""
-    return variant.method if variant.method in OWN_METHOD_WARMS_UP else "dataframe"
+    return variant.method if CATALOGUE[variant.method].warms_up else "dataframe"
 
 
 def _dataframe_prefix(job: Job) -> None:
@@ -69,7 +69,7 @@ def warm_up(job: Job, rows: int, dataset_rows: int) -> dict[str, Any] | None:
     warm_job = job.with_rows(rows)
     if method != job.variant.method:  # the row loops and server methods: dataframe() over the
         fmt = job.variant.format  # same transport
-        if fmt not in DATAFRAME_FORMATS:  # the ILP text: from the Parquet every dataset has
+        if fmt not in FRAME_FORMATS:  # the ILP text: from the Parquet every dataset has
             fmt = "parquet"
         variant = Variant("pandas", "dataframe", fmt, job.variant.transport)
         warm_job = dataclasses.replace(warm_job.in_format(fmt), variant=variant)

@@ -8,6 +8,6 @@
   `published_comparison.md` table).
 - `compare`: two results folders, variant by variant (`ingestbench compare`).
 
-May import: errors, storage.files, variants (which methods are row loops) and workflow.rule_inputs
-(the settings a run file must record).
+May import: errors, storage.files, catalogue, variants (which methods are row loops) and
+workflow.rule_inputs (the settings a run file must record).
 """

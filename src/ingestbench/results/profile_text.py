@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from ingestbench import catalogue
 from ingestbench.results.profile import FORMATS
 from ingestbench.storage.files import load_json
 
@@ -22,8 +23,8 @@ LATE_NOTABLE = 0.01
 #: Ratios closer to 1 than this are not worth a recommendation of their own.
 WORTH = 1.1
 #: The methods the recommendation compares: the wire ceiling (pre-made ILP text) is no path.
-NOT_A_PATH = ("ilp_file",)
-SERVER_METHODS = ("server_parquet", "server_csv", "server_copy")
+NOT_A_PATH = catalogue.names(family="file")
+SERVER_METHODS = catalogue.names(family="server")
 
 
 def load_profiles(paths: Iterable[Path]) -> dict[str, dict[str, Any]]:

@@ -260,6 +260,13 @@ class Method:
             clock.lap("send")
         return frames
 
+    def send_frame(self, job: Job, spec: TableSpec, frame) -> None:
+        """One frame held in memory, sent as this method sends a chunk, untimed and with the
+        client's own exceptions (the dtype matrix's way in: what the method does to a dtype)."""
+        with self.connected(job) as sender:
+            self.send(sender, self.convert(frame), job, spec)
+            self.finish(sender)
+
     def stream_pass(self, job: Job, clock: Clock) -> dict[str, Any]:
         """One sender takes the chunks in order while the reader thread prepares the next."""
         with self.errors(job, "connecting"), self.connected(job) as sender:

@@ -33,12 +33,19 @@ from ingestbench.ingest.methods.base import (
 )
 from ingestbench.ingest.timing import Clock
 from ingestbench.ingest.workers import collect, gather, watched
+from ingestbench.tsbs.columns import TableSpec
 
 
 class Threads(Method):
     """N threads, one sender each (serialization releases the GIL). Streamed: each thread takes
     the next chunk of one stream when it is free, so rows reach the server close to time order.
     Whole-file: contiguous row ranges, one per thread."""
+
+    def send_frame(self, job: Job, spec: TableSpec, frame) -> None:
+        """A contiguous share of the frame per thread, each on its own sender."""
+        parts = [frame[o : o + n] for o, n in row_ranges(len(frame), job.variant.workers)]
+        with ThreadPoolExecutor(len(parts)) as pool:
+            list(pool.map(lambda part: super(Threads, self).send_frame(job, spec, part), parts))
 
     def stream_pass(self, job: Job, clock: Clock) -> dict[str, Any]:
         with contextlib.ExitStack() as stack:

@@ -108,6 +108,13 @@ class Vectorized(Method):
     def convert(self, frame):
         return as_record_batch(frame)
 
+    def send_frame(self, job: Job, spec: TableSpec, frame) -> None:
+        """The frame's pieces encoded and written to the first of the variant's connections."""
+        encoder = Encoders()[spec]
+        with open_connections(job) as connections:
+            for piece in pieces(self.convert(frame), job.variant.transport):
+                connections[0].send(memoryview(encoder.encode(piece)))
+
     def send_pass(self, job: Job, clock: Clock) -> Any:
         if job.protocol_version < 2:
             raise EncodeError(

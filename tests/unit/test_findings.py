@@ -97,3 +97,31 @@ def test_the_checks_see_an_uncited_folder_and_a_stale_contrast(tmp_path, monkeyp
         "| [2026-01-01-x](2026-01-01-x/README.md) | [2026-01-02-x](2026-01-02-x/README.md) |\n"
     )
     assert replaced() == {"2026-01-01-x": "2026-01-02-x"}
+
+
+def test_a_new_run_names_the_folder_it_replaces_and_how_to_retire_it(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_findings", REPO / "benchmarks/findings.py")
+    findings = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(findings)
+    command = ["make", "bench-x"]
+    for name, cmd, started in (
+        ("2026-01-01-x", command, "2026-01-01T10:00:00Z"),
+        ("2026-01-02-x", command, "2026-01-02T10:00:00Z"),
+        ("2026-01-03-x", [*command, "ARGS=--long"], "2026-01-03T10:00:00Z"),
+    ):
+        (tmp_path / name).mkdir()
+        meta = {"command": cmd, "started_utc": started}
+        (tmp_path / name / "meta.json").write_text(json.dumps(meta))
+    new = tmp_path / "2026-01-04-x"
+    assert findings.replaced_folder(command, tmp_path, new) == tmp_path / "2026-01-02-x"
+    assert findings.replaced_folder(["make", "bench-y"], tmp_path, new) is None
+    advice = findings.retire_advice(new, tmp_path / "2026-01-02-x")
+    assert "git rm -r" in advice and "2026-01-02-x" in advice and "findings/README.md" in advice
+    assert "first of its command" in findings.retire_advice(new, None)
+
+
+def test_no_findings_folder_holds_code():
+    code = [str(p.relative_to(FINDINGS)) for p in FINDINGS.rglob("*") if p.suffix in (".py", ".sh")]
+    assert not code, f"code in findings/ (move it into benchmarks/, record its command): {code}"

@@ -68,8 +68,8 @@ def main() -> None:
         for i in range(a.repeats):  # round-robin: drift on the machine hits both alike
             for name, job in jobs.items():
                 by_data[name].append(run_repeat(job, i, guards=guards[name]))
-    checked = "unchecked" if a.unchecked else "each repeat checked as the workflow checks it"
-    print(f"\n{a.variant}: medians of {a.repeats} interleaved rounds ({checked})\n")
+    checks = "unchecked" if a.unchecked else "each repeat checked as the workflow checks it"
+    print(f"\n{a.variant}: medians of {a.repeats} interleaved rounds ({checks})\n")
     print(f"{'data':<14}{'rows':>12}{'rows/s':>12}{'peak RSS MiB':>14}{'RSS vs TSBS':>13}")
     tsbs_rss = None
     for name, job in jobs.items():

@@ -106,3 +106,11 @@ def test_page_specs_are_the_specs_of_the_page_charts():
     specs = page_specs()
     assert list(specs) == list(page_charts())
     assert all("$schema" in spec for spec in specs.values())
+
+
+def test_a_readers_chart_drawn_through_the_registry_writes_every_format(tmp_path):
+    for name, chart in report_charts("readers").items():
+        outputs = [Path(p) for p in chart_files(name, str(tmp_path))]
+        drawing(name, "report")([], outputs, dpi=50)  # no run with readers: the placeholder
+        assert [p.suffix for p in outputs] == [f".{ext}" for ext in chart.formats]
+        assert all(p.stat().st_size > 1000 for p in outputs)

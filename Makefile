@@ -160,7 +160,8 @@ lock: install
 
 ## A benchmark (benchmarks/bench_NAME.py, listed by `make help`) with its own default arguments,
 ## or yours in ARGS="..."; what it prints and writes goes to findings/<date>-NAME/ with the
-## machine, commit and date (benchmarks/README.md).
+## machine, commit and date, and it names the earlier folder of the same command that the new
+## one replaces and how to retire it (benchmarks/README.md, findings/README.md).
 bench-%: install
 	$(BIN)/python benchmarks/findings.py $* $(ARGS)
 

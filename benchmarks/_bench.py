@@ -1,24 +1,30 @@
 """What the QuestDB benchmarks share: a generated dataset and the workflow's server, temporary,
-the common arguments, and repeats of workflow variants run round-robin."""
+the common arguments, repeats of workflow variants run round-robin and checked as the workflow
+checks them, and the CSV a benchmark keeps in its findings folder."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
+import functools
 import statistics
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from findings import findings_file
+
 from ingestbench.config import QuestDBSettings, load_config
 from ingestbench.ingest.frames.readers import import_libraries
 from ingestbench.ingest.methods import Job, cpu_job
-from ingestbench.ingest.runner import run_repeat
+from ingestbench.ingest.runner import RepeatGuards, run_repeat
 from ingestbench.ingest.warmup import warm_up
 from ingestbench.server.configured import questdb_server
 from ingestbench.server.process import QuestDB
 from ingestbench.tsbs import DatasetParams, generate
+from ingestbench.validate.repeat_checks import table_source_checks
 from ingestbench.variants import parse_variant_name
 
 REPO = Path(__file__).resolve().parents[1]
@@ -98,3 +104,30 @@ def interleaved(
         for job in jobs:
             results[job.variant.name].append(run_repeat(job, i))
     return results
+
+
+def checked(job: Job, config: dict) -> RepeatGuards:
+    """The guards that check every repeat of `job` as the workflow does: against its tables'
+    source checks (computed once, by DuckDB, on the first repeat), within config.yaml's tolerance
+    and an hour's deadline."""
+    return RepeatGuards(
+        functools.partial(_source_checks, job), config["validation"]["rel_tolerance"], 3600.0
+    )
+
+
+def _source_checks(job: Job) -> dict:
+    # the check family is the table's kind's
+    return {
+        p.spec.table: table_source_checks(p.path, p.spec, p.rows, whole=True) for p in job.tables
+    }
+
+
+def write_findings_csv(name: str, rows: list[dict[str, Any]]) -> None:
+    """`rows` as the CSV `name` in the findings folder (when run through `make bench-…`), the
+    first row's keys its header."""
+    target = findings_file(name)
+    if target is not None and rows:
+        with open(target, "w", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)

@@ -22,13 +22,19 @@ server's CPU-seconds per 1M rows (the client's processes only, as the run files 
 
 from __future__ import annotations
 
-import csv
 import tempfile
 import warnings
 from pathlib import Path
 
-from _bench import REPO, TABLE, bench_parser, dataset_and_server, interleaved, medians
-from findings import findings_file
+from _bench import (
+    REPO,
+    TABLE,
+    bench_parser,
+    dataset_and_server,
+    interleaved,
+    medians,
+    write_findings_csv,
+)
 
 from ingestbench.columnar.arrow import to_pandas
 from ingestbench.config import load_config
@@ -103,12 +109,7 @@ def main() -> None:
     for field_type in a.field_types:
         measure(a, field_type, version, chunk_rows, cases)
     rows = [r for field_type in a.field_types for r in end_to_end(a, field_type)]
-    out = findings_file("end_to_end.csv")
-    if out is not None:
-        with open(out, "w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+    write_findings_csv("end_to_end.csv", rows)
 
 
 def end_to_end(a, field_type: str) -> list[dict]:

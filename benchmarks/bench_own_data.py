@@ -16,20 +16,18 @@ and the client's peak RSS; the last column is own over TSBS.
 from __future__ import annotations
 
 import argparse
-import functools
 import statistics
 import tempfile
 from pathlib import Path
 
-from _bench import TABLE, dataset_and_server, warm_up_each
+from _bench import TABLE, checked, dataset_and_server, warm_up_each
 
 from ingestbench.ingest.methods import Job, cpu_job
 from ingestbench.ingest.parts import job_parts
-from ingestbench.ingest.runner import RepeatGuards, run_repeat
+from ingestbench.ingest.runner import run_repeat
 from ingestbench.own.dataset import OwnDataset
 from ingestbench.own.example import write_example
 from ingestbench.own.manifest import write_own_manifest
-from ingestbench.validate.repeat_checks import table_source_checks
 from ingestbench.variants import parse_variant_name
 
 HOSTS = 4000
@@ -64,17 +62,14 @@ def main() -> None:
                                 field_type=params.field_type),
             "own: trades": Job(qdb, variant, own_file, parts, protocol),
         }  # fmt: skip
-        tolerance = config["validation"]["rel_tolerance"]
-        guards = {name: None if a.unchecked else
-                  RepeatGuards(functools.partial(_source_checks, job), tolerance, 3600.0)
-                  for name, job in jobs.items()}  # fmt: skip
+        guards = {name: None if a.unchecked else checked(job, config) for name, job in jobs.items()}
         warm_up_each(list(jobs.values()), config["warmup_rows"])
         by_data: dict[str, list] = {name: [] for name in jobs}
         for i in range(a.repeats):  # round-robin: drift on the machine hits both alike
             for name, job in jobs.items():
                 by_data[name].append(run_repeat(job, i, guards=guards[name]))
-    checked = "unchecked" if a.unchecked else "each repeat checked as the workflow checks it"
-    print(f"\n{a.variant}: medians of {a.repeats} interleaved rounds ({checked})\n")
+    checks = "unchecked" if a.unchecked else "each repeat checked as the workflow checks it"
+    print(f"\n{a.variant}: medians of {a.repeats} interleaved rounds ({checks})\n")
     print(f"{'data':<14}{'rows':>12}{'rows/s':>12}{'peak RSS MiB':>14}{'RSS vs TSBS':>13}")
     tsbs_rss = None
     for name, job in jobs.items():
@@ -82,13 +77,6 @@ def main() -> None:
         rate = statistics.median(job.rows / r["end_to_end"] for r in by_data[name])
         tsbs_rss = tsbs_rss or rss
         print(f"{name:<14}{job.rows:>12,}{rate:>12,.0f}{rss:>14.0f}{rss / tsbs_rss:>13.2f}")
-
-
-def _source_checks(job: Job) -> dict:
-    """What the workflow checks every repeat of `job` against (computed once, by DuckDB)."""
-    return {
-        p.spec.table: table_source_checks(p.path, p.spec, p.rows, whole=True) for p in job.tables
-    }  # the check family is the table's kind's
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ it. Medians of rows/s, client and server CPU-s per 1M rows, and each path's rate
 from __future__ import annotations
 
 import argparse
-import functools
 import statistics
 import tempfile
 from pathlib import Path
@@ -22,14 +21,13 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from _bench import TABLE, dataset_and_server, warm_up_each
+from _bench import TABLE, checked, dataset_and_server, warm_up_each
 
 from ingestbench.ingest.methods import Job, cpu_job
 from ingestbench.ingest.parts import job_parts
-from ingestbench.ingest.runner import RepeatGuards, run_repeat
+from ingestbench.ingest.runner import run_repeat
 from ingestbench.own.dataset import OwnDataset
 from ingestbench.own.manifest import write_own_manifest
-from ingestbench.validate.repeat_checks import table_source_checks
 from ingestbench.variants import parse_variant_name
 
 HOSTS = 4000
@@ -99,9 +97,7 @@ def main() -> None:
                     parts = job_parts(v, manifest, own_file, TABLE, None)
                     job = Job(qdb, v, own_file, parts, protocol)
                 jobs[data, name] = job
-        tolerance = config["validation"]["rel_tolerance"]
-        guards = {key: RepeatGuards(functools.partial(_source_checks, job), tolerance, 3600.0)
-                  for key, job in jobs.items()}  # fmt: skip
+        guards = {key: checked(job, config) for key, job in jobs.items()}
         warm_up_each(list(jobs.values()), config["warmup_rows"])
         runs: dict[tuple[str, str], list] = {key: [] for key in jobs}
         for i in range(a.repeats):  # round-robin: drift on the machine hits every path alike
@@ -125,13 +121,6 @@ def main() -> None:
             base = base or (rate if name == TO_SQL else None)
             print(f"{name:<42}{rate:>10,.0f}{client:>17.2f}{server:>17.2f}{rate / base:>10.1f}")
         print()
-
-
-def _source_checks(job: Job) -> dict:
-    """What the workflow checks every repeat of `job` against (computed once, by DuckDB)."""
-    return {
-        p.spec.table: table_source_checks(p.path, p.spec, p.rows, whole=True) for p in job.tables
-    }  # the check family is the table's kind's
 
 
 if __name__ == "__main__":

@@ -39,8 +39,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
-import functools
 import statistics
 import tempfile
 import warnings
@@ -50,8 +48,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from _bench import dataset_and_server, warm_up_each
-from findings import findings_file
+from _bench import checked, dataset_and_server, warm_up_each, write_findings_csv
 
 from ingestbench.columnar import arrow as arrow_module
 from ingestbench.columnar.arrow import rechunk, to_pandas
@@ -62,12 +59,11 @@ from ingestbench.ingest.methods import vectorized as vectorized_module
 from ingestbench.ingest.methods.base import cpu_seconds
 from ingestbench.ingest.methods.vectorized import pieces
 from ingestbench.ingest.parts import job_parts
-from ingestbench.ingest.runner import RepeatGuards, run_repeat
+from ingestbench.ingest.runner import run_repeat
 from ingestbench.own.dataset import OwnDataset
 from ingestbench.own.manifest import write_own_manifest
 from ingestbench.own.read import as_library, conform, iter_tables, raw_batches
 from ingestbench.own.spec import OwnTableSpec
-from ingestbench.validate.own_checks import own_source_checks
 from ingestbench.variants import READ_CHUNK_ROWS, parse_variant_name
 
 SYMBOLS = ["region", "device"]
@@ -298,8 +294,7 @@ def end_to_end(names: list[str], path: Path, manifest: dict, repeats: int, rows:
             variant = parse_variant_name(name)
             parts = job_parts(variant, manifest, path, "strings", None)
             jobs.append(Job(qdb, variant, path, parts, config["ilp_protocol_version"]))
-        tolerance = config["validation"]["rel_tolerance"]  # one source: its checks made once
-        guards = RepeatGuards(functools.partial(_checks, jobs[0].tables[0].spec), tolerance, 3600.0)
+        guards = checked(jobs[0], config)  # one source for every job: its checks made once
         warm_up_each(jobs, config["warmup_rows"])
         replayed = [job for job in jobs if job.variant.method == "vectorized"]
         replay = Replayed()
@@ -331,11 +326,6 @@ def _encoder(factory) -> Iterator[None]:
         vectorized_module.IlpEncoder = saved
 
 
-def _checks(spec: OwnTableSpec) -> dict:
-    """What the workflow checks every repeat against (by DuckDB, in a child process)."""
-    return {spec.table: own_source_checks(spec)}
-
-
 def report(results: dict, rows: int, repeats: int, floors: dict[str, float]) -> None:
     per_1m = 1e6 / rows
     stats = {}
@@ -365,12 +355,7 @@ def report(results: dict, rows: int, repeats: int, floors: dict[str, float]) -> 
         if shares:
             print(f"{library} `vectorized` floor (read + symbols + frame + → Arrow + encoder, no "
                   f"send): {floor:.3f} CPU-s per 1M rows = {', '.join(shares)}")  # fmt: skip
-    target = findings_file("end_to_end.csv")
-    if target is not None:
-        with open(target, "w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=list(out[0]))
-            writer.writeheader()
-            writer.writerows(out)
+    write_findings_csv("end_to_end.csv", out)
 
 
 if __name__ == "__main__":

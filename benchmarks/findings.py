@@ -7,6 +7,9 @@ writes itself: benchmarks put their CSV/JSON under $FINDINGS_DIR when it is set.
 assembled under a temporary name and renamed into place only when the benchmark succeeds, so a
 failed or interrupted run leaves no findings that look complete. Commit a folder when a page of
 docs/ cites it.
+
+findings/ keeps one current folder per command (findings/README.md): the run says where its
+folder goes and which earlier folder of the same command it replaces, and how to retire that one.
 """
 
 from __future__ import annotations
@@ -42,6 +45,36 @@ def findings_file(name: str, fallback: Path | None = None) -> Path | None:
     script ($FINDINGS_DIR), else `fallback`. Light on purpose: timed child processes import it."""
     folder = os.environ.get("FINDINGS_DIR")
     return Path(folder) / name if folder else fallback
+
+
+def replaced_folder(
+    command: list[str], root: Path = FINDINGS, new: Path | None = None
+) -> Path | None:
+    """The newest folder under `root` (other than `new`) that the same command wrote: the one a
+    new run of it replaces."""
+    same = []
+    for path in root.glob("*/meta.json"):
+        if path.parent != new and json.loads(path.read_text()).get("command") == command:
+            same.append(path.parent)
+    return max(same, key=lambda p: json.loads((p / "meta.json").read_text()).get("started_utc", ""),
+               default=None)  # fmt: skip
+
+
+def retire_advice(new: Path, old: Path | None) -> str:
+    """What to do with the folder a new run replaces (findings/README.md's rule)."""
+    if old is None:
+        return (
+            f"{_shown(new)} is the first of its command: cite it from the page of docs/ it informs."
+        )
+    return (
+        f"{_shown(new)} replaces {_shown(old)} (the same command): point the docs that cite "
+        f"{old.name} at {new.name}, then `git rm -r {_shown(old)}`; if a doc keeps quoting "
+        f"{old.name} as a contrast, list it in findings/README.md with {new.name} instead."
+    )
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(CHECKOUT) if path.is_relative_to(CHECKOUT) else path)
 
 
 def meta(name: str, argv: list[str], started: dt.datetime, ended: dt.datetime) -> dict:
@@ -82,6 +115,8 @@ def main(argv: list[str]) -> int:
         return 2
     started = dt.datetime.now(dt.UTC)
     final = target_dir(argv[0], started.date())
+    shown = ["make", f"bench-{argv[0]}", *([f"ARGS={' '.join(args)}"] if args else [])]
+    print(f"bench-{argv[0]}: its findings go to {_shown(final)} when it succeeds.", flush=True)
     work = final.with_name(f".{final.name}.tmp")
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
@@ -103,11 +138,11 @@ def main(argv: list[str]) -> int:
         shutil.rmtree(work, ignore_errors=True)
         print(f"bench-{argv[0]} failed (exit {code}); no findings written.")
         return code
-    shown = ["make", f"bench-{argv[0]}", *([f"ARGS={' '.join(args)}"] if args else [])]
     document = meta(argv[0], shown, started, dt.datetime.now(dt.UTC))
     (work / "meta.json").write_text(json.dumps(document, indent=2) + "\n")
     work.rename(final)
-    print(f"findings: {final.relative_to(CHECKOUT) if final.is_relative_to(CHECKOUT) else final}")
+    print(f"findings: {_shown(final)}")
+    print(retire_advice(final, replaced_folder(shown, final.parent, final)))
     return 0
 
 

@@ -4,14 +4,15 @@
 # the experiment's folder) and by reference/Snakefile (RESULTS is a committed reference run).
 
 # The chart list, from a light module: parsing the workflow does not load matplotlib.
-from ingestbench.charts.registry import CHARTS
+from ingestbench.charts.registry import report_charts
 from ingestbench.workflow.rule_inputs import chart_settings
 
 
 report: "../report/workflow.rst"
 
 
-for _chart, _title in CHARTS.items():
+# A rule per chart of the registry drawn from a summary.
+for _chart, _entry in report_charts("summary").items():
 
     rule:
         name:
@@ -24,7 +25,7 @@ for _chart, _title in CHARTS.items():
                 f"{RESULTS}/plots/{_chart}.png",
                 caption=f"../report/{_chart}.rst",
                 category="Charts",
-                subcategory=_title,
+                subcategory=_entry.title,
             ),
             svg=f"{RESULTS}/plots/{_chart}.svg",
         log:

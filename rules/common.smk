@@ -8,7 +8,7 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
 
-from ingestbench.charts.registry import chart_paths
+from ingestbench.charts.registry import chart_files, chart_paths, report_charts
 from ingestbench.datasets import dataset_entries, of_entry, plan
 from ingestbench.storage.disk import check_needs, workflow_needs
 from ingestbench.errors import UserError
@@ -222,7 +222,8 @@ def readers_runs():
 
 
 def readers_charts():
-    """The over-time chart, when some variant runs with readers."""
+    """The charts drawn from the readers' series, when some variant runs with readers."""
     if not readers_runs():
         return []
-    return [f"{RESULTS}/plots/throughput_over_time.{ext}" for ext in ("png", "svg")]
+    charts = report_charts("readers")
+    return [path for name in charts for path in chart_files(name, f"{RESULTS}/plots")]

@@ -2,6 +2,7 @@
 # through the configured methods and transports, each into a table of its own on one fresh
 # server, checked by DuckDB.
 
+from ingestbench.charts.registry import chart_files
 from ingestbench.workflow.rule_inputs import dtype_matrix_settings
 
 
@@ -11,7 +12,8 @@ rule dtype_matrix:
     output:
         csv=f"{RESULTS}/dtype_matrix.csv",
         table=f"{RESULTS}/dtype_matrix.md",
-        chart=f"{RESULTS}/plots/dtype_matrix.png",
+        # The registry's chart, one PNG.
+        chart=chart_files("dtype_matrix", f"{RESULTS}/plots")[0],
     log:
         server=f"{RESULTS}/logs/questdb/dtype_matrix.log",
         job=f"{RESULTS}/logs/dtype_matrix.log",

@@ -355,3 +355,21 @@ def test_bench_sorted_measures_a_table_and_its_sorted_copy_interleaved():
     rows = re.findall(r"^pandas-dataframe-parquet-http\s+(unsorted|sorted)\s+[\d,]+\s+[\d.]+\s+"
                       r"[\d.]+\s+([\d.]+)$", out, re.MULTILINE)  # fmt: skip
     assert [r[0] for r in rows] == ["unsorted", "sorted"] and rows[0][1] == "1.00"
+
+
+def test_bench_encoder_ab_takes_the_earlier_encoder_out_of_git_and_compares_its_bytes():
+    out = bench("bench_encoder_ab.py", "--before", "827cbed", "--scale", "40", "--epochs", "50",
+                "--field-types", "double", "--strings-rows", "3000", "--rounds", "1")  # fmt: skip
+    rows = re.findall(r"^(double pandas|double polars|strings)\s+encode CPU-s/1M rows, best of 1: "
+                      r"before ([\d.]+)\s+after ([\d.]+)\s+ratio [\d.]+\s+\(same bytes\)$",
+                      out, re.MULTILINE)  # fmt: skip
+    assert [r[0] for r in rows] == ["double pandas", "double polars", "strings"]
+    assert all(float(before) > 0 and float(after) > 0 for _, before, after in rows)
+
+
+def test_bench_sampler_cost_measures_the_server_and_the_sampler_per_sample():
+    out = bench("bench_sampler_cost.py", "--samples", "20", "--rounds", "1", "--rows", "1000")
+    rows = re.findall(r"^\| 0 \| ([\d.-]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|$", out, re.M)
+    assert len(rows) == 1 and float(rows[0][1]) > 0 and float(rows[0][2]) > 0
+    assert re.search(r"^median: server [\d.-]+ ms \+ sampler [\d.]+ ms of CPU per sample; at 10 "
+                     r"samples/s [\d.-]+ % of one core$", out, re.M)  # fmt: skip

@@ -1,7 +1,7 @@
 """Charts from results/summary.csv (and environment.json for the titles), with seaborn.
 
-One function per chart, registered with `@draws(name)` under its name in
-ingestbench.charts.registry (the chart list); which rows a chart shows is decided in
+One function per chart, named by its entry in ingestbench.charts.registry (the chart list,
+source "summary"), each framed by `@framed`; which rows a chart shows is decided in
 ingestbench.charts.data, and the shared styling (sizes, colours, bars, titles) lives in
 ingestbench.charts.style. Every chart reads only the summary table, so charts regenerate without
 touching a run file, and every chart file is always written: when the config had no variants of the
@@ -13,6 +13,7 @@ PNG 900 px wide. Several datasets become stacked panels, each titled with its si
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -39,7 +40,7 @@ from ingestbench.charts.data import (  # noqa: E402
     series_label,
     speedup_data,
 )
-from ingestbench.charts.registry import CHARTS  # noqa: E402
+from ingestbench.charts.registry import drawing, report_charts  # noqa: E402
 from ingestbench.charts.style import (  # noqa: E402
     CPU_COLORS,
     DPI,
@@ -67,36 +68,63 @@ from ingestbench.storage.files import load_json  # noqa: E402
 from ingestbench.variants import LIBRARIES  # noqa: E402
 
 log = logging.getLogger(__name__)
+#: What a chart of every run says when there is none.
+NO_RUNS = "the summary has no runs."
 
 
 Drawer = Callable[[pd.DataFrame, dict[str, Any] | None], Figure]
-#: Chart name (a key of ingestbench.charts.registry.CHARTS) -> the function that draws it.
-DRAWERS: dict[str, Drawer] = {}
 
 
-def draws(name: str) -> Callable[[Drawer], Drawer]:
-    """Register the decorated function as the drawing of chart `name`."""
-    if name not in CHARTS:
-        raise ValueError(
-            f"chart {name!r} is not in ingestbench.charts.registry.CHARTS; add it there"
-        )
+def framed(what: str, empty: str, rows: Callable[[pd.DataFrame], pd.DataFrame] | None = None):
+    """The frame every summary chart shares: the rows it plots (`rows` of the summary, all of it
+    by default) and, when there are none, a "no data" figure titled `what` that says `empty`.
+    The decorated function draws the rest from (what, rows, summary, environment)."""
 
-    def register(function: Drawer) -> Drawer:
-        DRAWERS[name] = function
-        return function
+    def frame(body: Callable[..., Figure]) -> Drawer:
+        @functools.wraps(body)
+        def drawn(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
+            data = df if rows is None else rows(df)
+            if data.empty:
+                return no_data(what, empty, df, env)
+            return body(what, data, df, env)
 
-    return register
+        return drawn
+
+    return frame
+
+
+def titled(fig: Figure, what: str, data: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
+    """The closing of a chart of bars coloured by library: the title and the library legend."""
+    suptitle(fig, what, data, env)
+    library_legend(fig, sorted(data["library"].unique(), key=list(LIBRARY_COLORS).index))
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return fig
+
+
+def series_titled(fig: Figure, what: str, data: pd.DataFrame, env: dict[str, Any] | None,
+                  palette: dict[str, Any], per_row: int, margin: tuple[float, float],
+                  extra: list[tuple[Any, str]] = ()) -> Figure:  # fmt: skip
+    """The closing of a chart of lines, one a series: their legend (`per_row` a row, then
+    `extra` handles and labels) under the panels, `margin` (base, per legend row) kept for it, and
+    the title."""
+    handles = [plt.Line2D([], [], color=c, marker="o") for c in palette.values()]
+    labels = list(palette)
+    for handle, label in extra:
+        handles.append(handle)
+        labels.append(label)
+    ncol = min(per_row, len(labels))
+    fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False, fontsize=8.5)
+    suptitle(fig, what, data, env)
+    fig.tight_layout(rect=(0, margin[0] + margin[1] * (len(labels) // per_row), 1, 1))
+    return fig
 
 
 # ---------------------------------------------------------------- charts
 
 
-@draws("throughput")
-def throughput(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
+@framed("Ingestion throughput per variant (end to end, median of repeats)", NO_RUNS)
+def throughput(what: str, df: pd.DataFrame, _summary, env: dict[str, Any] | None) -> Figure:
     """rows/s and MiB/s end to end per variant, fastest first, min–max error bars."""
-    what = "Ingestion throughput per variant (end to end, median of repeats)"
-    if df.empty:
-        return no_data(what, "the summary has no runs.", df, env)
     groups = by_dataset(df)
     fig, axes = stacked_axes(groups, ncols=2, width_ratios=[1.25, 1])
     for (_, group), (ax_rows, ax_mib) in zip(groups, axes, strict=True):
@@ -124,18 +152,12 @@ def throughput(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
         proto = group["ilp_protocol_version"].dropna().unique()
         suffix = f" (ILP v{int(proto[0])})" if len(proto) == 1 else ""
         ax_mib.set_title("MiB/s" + suffix, loc="left")
-    suptitle(fig, what, df, env)
-    library_legend(fig, sorted(df["library"].unique(), key=list(LIBRARY_COLORS).index))
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    return fig
+    return titled(fig, what, df, env)
 
 
-@draws("phases")
-def phases(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
+@framed("Where the time goes (median seconds per phase)", NO_RUNS)
+def phases(what: str, df: pd.DataFrame, _summary, env: dict[str, Any] | None) -> Figure:
     """Stacked medians of read/convert/send/visible, and the separate serialize pass beside."""
-    what = "Where the time goes (median seconds per phase)"
-    if df.empty:
-        return no_data(what, "the summary has no runs.", df, env)
     groups = by_dataset(df)
     fig, axes = stacked_axes(groups, ncols=2, width_ratios=[3, 1])
     for (_, group), (ax, ax_ser) in zip(groups, axes, strict=True):
@@ -169,19 +191,14 @@ def phases(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
     return fig
 
 
-@draws("speedup")
-def speedup(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
+@framed(
+    "Speedup against the row-by-row loop (rows/s ratio)",
+    "no variant has a rows baseline of the same library and format (add method rows to the "
+    "config).",
+    speedup_data,
+)
+def speedup(what: str, data: pd.DataFrame, _summary, env: dict[str, Any] | None) -> Figure:
     """Median rows/s relative to the rows loop of the same dataset, library and format."""
-    what = "Speedup against the row-by-row loop (rows/s ratio)"
-    data = speedup_data(df)
-    if data.empty:
-        return no_data(
-            what,
-            "no variant has a rows baseline of the same library and format "
-            "(add method rows to the config).",
-            df,
-            env,
-        )
     groups = by_dataset(data)
     fig, axes = stacked_axes(groups)
     for (_, group), (ax,) in zip(groups, axes, strict=True):
@@ -202,19 +219,17 @@ def speedup(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
         ax.axvline(1, color="0.3", lw=1, ls="--")
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}×"))
         ax.set_title(dataset_title(group), loc="left")
-    suptitle(fig, what, data, env)
-    library_legend(fig, sorted(data["library"].unique(), key=list(LIBRARY_COLORS).index))
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    return fig
+    return titled(fig, what, data, env)
 
 
-@draws("scaling")
-def scaling(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
+@framed(
+    "Scaling with client workers (rows/s, median and min–max)",
+    "the config had no threads or processes variants.",
+    lambda df: scaling_data(df)[1],
+)
+def scaling(what: str, data: pd.DataFrame, _summary, env: dict[str, Any] | None) -> Figure:
     """rows/s against worker count for threads and processes (dataframe = 1 worker)."""
-    what = "Scaling with client workers (rows/s, median and min–max)"
-    methods, data = scaling_data(df)
-    if not methods:
-        return no_data(what, "the config had no threads or processes variants.", df, env)
+    methods = list(dict.fromkeys(data["method"]))  # in scaling_data's order
     palette = series_palette(data["series"])
     groups = by_dataset(data)
     fig, axes = plt.subplots(
@@ -235,27 +250,16 @@ def scaling(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
                 ax.set_xticks(ticks)
             ax.set_xlabel(f"{method} (1 = the single-sender dataframe variant)")
             ax.set_title(f"{dataset_title(group)}: {method}", loc="left")
-    handles = [plt.Line2D([], [], color=c, marker="o") for c in palette.values()]
-    fig.legend(
-        handles,
-        list(palette),
-        loc="lower center",
-        ncol=min(4, len(palette)),
-        frameon=False,
-        fontsize=8.5,
-    )
-    suptitle(fig, what, data, env)
-    fig.tight_layout(rect=(0, 0.06 + 0.02 * (len(palette) // 4), 1, 1))
-    return fig
+    return series_titled(fig, what, data, env, palette, per_row=4, margin=(0.06, 0.02))
 
 
-@draws("parquet_vs_csv")
-def parquet_vs_csv(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
+@framed(
+    "Reading the file: Parquet against CSV (read phase, seconds)",
+    "the config had no pandas or polars variants.",
+    read_times,
+)
+def parquet_vs_csv(what: str, data: pd.DataFrame, df: pd.DataFrame, env) -> Figure:
     """Time of the read phase, Parquet against CSV, for pandas and polars."""
-    what = "Reading the file: Parquet against CSV (read phase, seconds)"
-    data = read_times(df)
-    if data.empty:
-        return no_data(what, "the config had no pandas or polars variants.", df, env)
     groups = by_dataset(data)
     fig, axes = plt.subplots(1, len(groups), figsize=(WIDTH_IN, 4.2), squeeze=False)
     formats = [f for f in ("parquet", "csv") if f in set(data["format"])]
@@ -301,13 +305,13 @@ def parquet_vs_csv(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
     return fig
 
 
-@draws("batch_sweep")
-def batch_sweep(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
+@framed(
+    "Batch-size sweep: rows/s against rows per flush",
+    "the config had no batches variants.",
+    batch_data,
+)
+def batch_sweep(what: str, data: pd.DataFrame, df: pd.DataFrame, env) -> Figure:
     """rows/s against the rows per flush of the batches method (log x)."""
-    what = "Batch-size sweep: rows/s against rows per flush"
-    data = batch_data(df)
-    if data.empty:
-        return no_data(what, "the config had no batches variants.", df, env)
     palette = series_palette(data["series"])
     groups = by_dataset(data)
     fig, axes = plt.subplots(
@@ -325,25 +329,18 @@ def batch_sweep(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
                 ax.axhline(
                     r["rows_per_s_median"], color=palette[r["series"]], ls="--", lw=1, alpha=0.8
                 )
-    handles = [plt.Line2D([], [], color=c, marker="o") for c in palette.values()]
-    labels = list(palette)
-    handles.append(plt.Line2D([], [], color="0.4", ls="--"))
-    labels.append("whole frame in one dataframe call")
-    fig.legend(
-        handles, labels, loc="lower center", ncol=min(3, len(labels)), frameon=False, fontsize=8.5
-    )
-    suptitle(fig, what, data, env)
-    fig.tight_layout(rect=(0, 0.07 + 0.03 * (len(labels) // 3), 1, 1))
-    return fig
+    whole = (plt.Line2D([], [], color="0.4", ls="--"), "whole frame in one dataframe call")
+    return series_titled(fig, what, data, env, palette, per_row=3, margin=(0.07, 0.03),
+                         extra=[whole])  # fmt: skip
 
 
-@draws("cpu")
-def cpu(df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
+@framed(
+    "CPU per 1M rows: the client's processes and the server's (median of repeats)",
+    "no run recorded client and server CPU.",
+    cpu_data,
+)
+def cpu(what: str, data: pd.DataFrame, df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
     """Client and server CPU-seconds per 1M rows per variant, stacked, cheapest total first."""
-    what = "CPU per 1M rows: the client's processes and the server's (median of repeats)"
-    data = cpu_data(df)
-    if data.empty:
-        return no_data(what, "no run recorded client and server CPU.", df, env)
     groups = by_dataset(data)
     fig, axes = stacked_axes(groups)
     for (_, group), (ax,) in zip(groups, axes, strict=True):
@@ -369,10 +366,11 @@ def render_chart(
     name: str, df: pd.DataFrame, env: dict[str, Any] | None, outputs, dpi: int = DPI
 ) -> None:
     """Draw chart name from the summary table and write it to every path in outputs."""
-    if name not in DRAWERS:
-        raise ValueError(f"unknown chart {name!r}; known: {', '.join(CHARTS)}")
+    if name not in report_charts("summary"):
+        known = ", ".join(report_charts("summary"))
+        raise ValueError(f"unknown chart {name!r}; the charts of a summary: {known}")
     theme()
-    fig = DRAWERS[name](df, env)
+    fig = drawing(name, "report")(df, env)
     try:
         for path in outputs:
             save(fig, path, dpi)

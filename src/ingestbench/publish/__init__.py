@@ -7,6 +7,6 @@ and the current results: its charts in specs, its script and style in page/).
 
 It reads finished results only, so it imports nothing of ingest, server or tsbs.
 
-May import: errors, storage.files and results (summary, compare's noise rule, the published
-figures).
+May import: errors, storage.files, results (summary, compare's noise rule, the published
+figures) and charts.registry (the page's charts, by name).
 """

@@ -19,9 +19,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from ingestbench.charts.registry import page_specs
 from ingestbench.publish.archive import build_document, read_archive
 from ingestbench.publish.history import commit_order, group_key, ordered, series
-from ingestbench.publish.specs import cost_charts, history_chart, over_time_chart, rate_chart
 from ingestbench.results.published import MACHINE, PUBLISHED
 from ingestbench.storage.files import write_text_atomic
 
@@ -94,12 +94,7 @@ def page(docs: list[dict[str, Any]], built: str | None = None) -> str:
         "runs": docs,
         "published": published_rows(),
         "history": history_groups(docs),
-        "specs": {
-            "rate": rate_chart(),
-            "costs": cost_charts(),
-            "history": history_chart(),
-            "over_time": over_time_chart(),
-        },  # fmt: skip
+        "specs": page_specs(),  # each page chart of the registry, by its name
         "built": built or dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
     inline = inline_json(data)

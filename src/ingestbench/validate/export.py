@@ -97,16 +97,21 @@ def _export(qdb: QuestDB, query: str, t: str, fmt: str, tmp: Path, tmp_csv: Path
     if fmt == "csv":
         _download(qdb, query, "csv", tmp_csv)
         _csv_to_parquet(qdb, t, tmp_csv, tmp)
-    try:
-        import pyarrow.parquet as pq
+    import pyarrow.parquet as pq
 
-        rows = pq.read_metadata(tmp).num_rows
-    except Exception as exc:  # noqa: BLE001 (any reader error means a broken export)
-        raise QuestDBError(
-            f"the export of table {t} from {qdb.url} is not readable Parquet ({exc}); see the "
-            f"server log."
-        ) from None
-    return rows
+    unreadable = f"the export of table {t} from {qdb.url} is not readable Parquet ({{error}}); "
+    with _failing_as(Exception, unreadable + "see the server log."):  # any reader error
+        return pq.read_metadata(tmp).num_rows
+
+
+@contextlib.contextmanager
+def _failing_as(errors: type[BaseException] | tuple[type[BaseException], ...], message: str):
+    """An error of `errors` inside becomes QuestDBError(`message`), its `{error}` the error's
+    text and `{kind}` its class: the one way an export fails, without the library's traceback."""
+    try:
+        yield
+    except errors as exc:
+        raise QuestDBError(message.format(error=exc, kind=type(exc).__name__)) from None
 
 
 def _download(qdb: QuestDB, query: str, fmt: str, target: Path) -> bool:
@@ -115,7 +120,9 @@ def _download(qdb: QuestDB, query: str, fmt: str, target: Path) -> bool:
     params = {"query": query}
     if fmt != "csv":
         params["fmt"] = fmt
-    try:
+    broke = f"the export from QuestDB at {qdb.url} broke off ({{kind}}); check that the server "
+    broke += "is running."
+    with _failing_as(requests.RequestException, broke):
         with qdb.request("GET", "/exp", params=params, stream=True, timeout=600) as r:
             if r.status_code != 200:
                 message = r.text[:300]
@@ -129,11 +136,6 @@ def _download(qdb: QuestDB, query: str, fmt: str, target: Path) -> bool:
             with open(target, "rb") as written:
                 if written.read(4) != b"PAR1":
                     return False
-    except requests.RequestException as exc:
-        raise QuestDBError(
-            f"the export from QuestDB at {qdb.url} broke off ({type(exc).__name__}); check that "
-            f"the server is running."
-        ) from None
     return True
 
 

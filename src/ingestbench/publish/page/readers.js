@@ -52,6 +52,6 @@ async function renderReaders() {
   if (!found) return;
   document.getElementById("readers-note").textContent =
     `${runName(found.run)}. Solid: rows accepted (visible plus waiting in the WAL); dashed: rows visible. ${pinningText(found.run)}`;
-  await embed("over-time", DATA.specs.over_time, overTimeRows(found.series));
+  await embed("over-time", DATA.specs.throughput_over_time, overTimeRows(found.series));
   document.getElementById("readers-table").replaceChildren(...readersTable(found.run));
 }

@@ -45,7 +45,7 @@ SECTION_CHECKS: list[tuple[str, SectionCheck]] = []
 PROJECT_FOLDERS = frozenset({
     "archive", "benchmarks", "cluster", "configs", "docs", "envs", "findings", "profiles",
     "reference", "report", "rules", "schemas", "scripts", "src", "tests",
-    ".git", ".snakemake", ".venv", "site",
+    ".ci", ".git", ".github", ".snakemake", ".venv", "site",
 })  # fmt: skip
 #: Own files a rule of the workflow makes (rule own_example: its output and wildcard
 #: constraints): checked when they are made, not before.
@@ -73,8 +73,7 @@ def folder_problems(config: Mapping[str, Any]) -> list[str]:
         elif parts[0] in PROJECT_FOLDERS:
             out.append(f"{key} is {value!r}, inside the project's own folder {parts[0]}/, which a "
                        f"run would overwrite; set {key} to a folder under results/ (such as "
-                       f"results/mine), or any folder that is not one of "
-                       f"{', '.join(sorted(PROJECT_FOLDERS))}.")  # fmt: skip
+                       f"results/mine) or another folder of its own.")  # fmt: skip
     return out
 
 
@@ -96,21 +95,18 @@ def _env_keys(value: Any, where: str) -> list[tuple[str, str]]:
 
 def env_problems(config: Mapping[str, Any], environ: Mapping[str, str] = os.environ) -> list[str]:
     """Every `*_env` key whose variable is unset or empty: named, its value never read out."""
-    return [
-        f"{key} names the environment variable {name}, which is not set; export {name} with the "
-        f"secret before running (the config holds only its name)."
-        for key, name in _env_keys(config, "")
-        if not environ.get(name)
-    ]
+    from ingestbench.server.access import UNSET_VARIABLE
+
+    return [UNSET_VARIABLE.format(key=key, name=name) for key, name in _env_keys(config, "")
+            if not environ.get(name)]  # fmt: skip
 
 
 def tls_problems(config: Mapping[str, Any]) -> list[str]:
-    """A `questdb.tls_roots` that is no file (the job's own check, ingestbench.server.access)."""
-    roots = config["questdb"].get("tls_roots")
-    if roots and not Path(roots).is_file():
-        return [f"questdb.tls_roots is {roots}, which is not a file; give the PEM file of the CA "
-                f"that signed the server's certificate."]  # fmt: skip
-    return []
+    """A `questdb.tls_roots` that names no file (the job's own check)."""
+    from ingestbench.server.access import tls_roots_problem
+
+    problem = tls_roots_problem(config["questdb"].get("tls_roots"))
+    return [problem] if problem else []
 
 
 def own_problems(config: Mapping[str, Any]) -> list[str]:

@@ -60,6 +60,13 @@ class PreflightError(ConfigError):
         self.problems = problems
 
 
+#: A results or data folder inside one of PROJECT_FOLDERS.
+IN_PROJECT_FOLDER = (
+    "{key} is {value!r}, inside the project's own folder {folder}/, which a run would overwrite; "
+    "set {key} to a folder under results/ (such as results/mine) or another folder of its own."
+)
+
+
 def folder_problems(config: Mapping[str, Any]) -> list[str]:
     """`results_dir` or `data_dir` in one of the project's own folders, or the checkout itself."""
     out = []
@@ -71,9 +78,7 @@ def folder_problems(config: Mapping[str, Any]) -> list[str]:
                        f"among the project's files; set {key} to a folder of its own, such as "
                        f"results/mine.")  # fmt: skip
         elif parts[0] in PROJECT_FOLDERS:
-            out.append(f"{key} is {value!r}, inside the project's own folder {parts[0]}/, which a "
-                       f"run would overwrite; set {key} to a folder under results/ (such as "
-                       f"results/mine) or another folder of its own.")  # fmt: skip
+            out.append(IN_PROJECT_FOLDER.format(key=key, value=value, folder=parts[0]))
     return out
 
 

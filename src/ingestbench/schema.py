@@ -221,7 +221,8 @@ def _message(error) -> str:
 
 
 def nearest(value: Any, choices: list[str]) -> str:
-    """ "; did you mean 'x'?" for the choice closest to a mistyped `value`, or ""."""
+    """The words ` (did you mean 'x'?)` for the choice closest to a mistyped `value`, or "" where
+    none is close."""
     import difflib
 
     if not isinstance(value, str):

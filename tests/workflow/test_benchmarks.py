@@ -355,3 +355,10 @@ def test_bench_sorted_measures_a_table_and_its_sorted_copy_interleaved():
     rows = re.findall(r"^pandas-dataframe-parquet-http\s+(unsorted|sorted)\s+[\d,]+\s+[\d.]+\s+"
                       r"[\d.]+\s+([\d.]+)$", out, re.MULTILINE)  # fmt: skip
     assert [r[0] for r in rows] == ["unsorted", "sorted"] and rows[0][1] == "1.00"
+
+
+def test_bench_preflight_times_the_check_on_each_config():
+    out = bench("bench_preflight.py", "--rounds", "1", "--rows", "2000")
+    assert "`ingestbench check`, wall seconds" in out
+    for config in ("config.yaml", "own parquet, 2,000 rows", "own csv, 2,000 rows"):
+        assert config in out

@@ -132,7 +132,11 @@ def own_problems(config: Mapping[str, Any]) -> list[str]:
             describe(dataset)
         except OwnDataError as exc:
             out.append(str(exc))
-    for entry in dataset_entries(config).values() if not out else ():
+    try:
+        entries = list(dataset_entries(config).values())
+    except UserError:  # a derived copy of a file said above
+        entries = config["datasets"]
+    for entry in entries:
         try:
             of_entry(entry).check_entry(entry, config["data_dir"])
         except UserError as exc:

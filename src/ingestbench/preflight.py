@@ -53,10 +53,11 @@ EXAMPLES = re.compile(r"^results/examples/(trades|flights)-[0-9]+\.(parquet|csv)
 
 
 class PreflightError(ConfigError):
-    """Every problem the preflight found, one sentence each (a line each in the message)."""
+    """Every problem the preflight found, one sentence each: a line each in the message, which
+    the CLI prints after "ERROR: " (so each line starts so)."""
 
     def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
+        super().__init__("\nERROR: ".join(problems))
         self.problems = problems
 
 

@@ -4,6 +4,7 @@ value and the fix; the shipped configs pass it with notes at most."""
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 
 import pyarrow as pa
@@ -142,6 +143,14 @@ def test_a_csv_timestamp_that_does_not_read_as_times_is_found(tmp_path, monkeypa
 def test_a_file_a_rule_makes_is_left_to_its_rule(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert preflight.check(_own("results/examples/trades-500.parquet", timestamp="ts")) == []
+
+
+def test_the_files_left_to_their_rule_are_those_rule_own_example_makes():
+    rule = (REPO / "rules" / "data.smk").read_text().split("rule own_example:", 1)[1]
+    assert '"results/examples/{table}-{rows}.{ext}"' in rule
+    for wildcard in ("table", "ext"):
+        values = re.search(rf'{wildcard}="([^"]+)"', rule).group(1)
+        assert f"({values})" in preflight.EXAMPLES.pattern
 
 
 def test_a_variant_no_dataset_runs_is_an_error_naming_why(own_file):

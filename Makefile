@@ -18,6 +18,9 @@ $(error CONFIG=$(CONFIG) names no file; check the name (the configs here: $(wild
 endif
 endif
 CONFIG_ARG = $(if $(CONFIG),--configfile $(CONFIG))
+# The preflight (ingestbench check): every config mistake in one sentence, a YAML error with its
+# line and column, before Snakemake (which parses the config file itself, without them).
+CHECK = $(BIN)/ingestbench check --config
 RESULTS = $(shell $(BIN)/ingestbench results-dir $(if $(CONFIG),--config $(CONFIG)))
 export PATH := $(abspath $(BIN)):$(PATH)
 # `make test` on this many pytest workers (pytest-xdist; 1: one process, no workers). A test
@@ -50,21 +53,25 @@ $(STAMP): requirements.lock pyproject.toml
 ## The default benchmark, end to end: data, every variant (3 repeats), validation, tables, charts
 ## (CONFIG=configs/iot.yaml runs that experiment instead, into its own results folder).
 run: install
+	$(CHECK) $(or $(CONFIG),config.yaml)
 	$(BIN)/snakemake --cores $(CORES) $(CONFIG_ARG)
 
 ## A first try: a handful of variants on 50k rows, validated, into results/smoke/.
 smoke: install
+	$(CHECK) configs/smoke.yaml
 	$(BIN)/snakemake --cores $(CORES) --configfile configs/smoke.yaml
 
 ## The benchmark at scale: TSBS's default day (34.56M rows) and 100M rows, 1 repeat (hours; the
 ## last run's time: findings/2026-11-24-scale).
 run-scale: install
+	$(CHECK) configs/scale.yaml
 	$(BIN)/snakemake --cores $(CORES) --configfile configs/scale.yaml
 
 ## The dtype matrix: which pandas and polars column dtypes each client path loads intact
 ## (results/dtype_matrix.csv, .md and plots/dtype_matrix.png). Always rerun:
 ## what it finds depends on the code and the installed libraries, which Snakemake does not track.
 run-dtypes: install
+	$(CHECK) configs/dtypes.yaml
 	$(BIN)/snakemake --cores $(CORES) results/dtype_matrix.csv --forcerun dtype_matrix \
 		--configfile configs/dtypes.yaml
 
@@ -109,6 +116,7 @@ format: install
 ## The summary tables and charts of this experiment (CONFIG=...), from its run files; a run
 ## file made under other settings than the config's is rerun first.
 charts: install
+	$(CHECK) $(or $(CONFIG),config.yaml)
 	$(BIN)/snakemake charts --cores $(CORES) $(CONFIG_ARG)
 
 ## Redraw the committed reference run's charts and its comparison with QuestDB's published
@@ -123,6 +131,7 @@ reference-report: install
 
 ## The Snakemake HTML report of the last run (RESULTS/report.html).
 report: install
+	$(CHECK) $(or $(CONFIG),config.yaml)
 	$(BIN)/snakemake --report $(RESULTS)/report.html $(CONFIG_ARG)
 
 ## Keep the finished run in results/ as one JSON document in archive/ (LABEL=what it was, for

@@ -11,8 +11,9 @@ sys.path.insert(0, f"{workflow.basedir}/src")
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version
 
-from ingestbench.config import ConfigError, validate_config
+from ingestbench.config import validate_config
 from ingestbench.datasets import dataset_pattern
+from ingestbench.preflight import check_or_exit
 from ingestbench.storage.disk import DiskSpaceError
 from ingestbench.workflow.rule_records import rerun_what_changed
 
@@ -22,10 +23,13 @@ min_version("9.0")
 configfile: "config.yaml"
 
 
-try:
+# The preflight (ingestbench.preflight): every mistake the config can show before any job, each
+# as one sentence, then exit 1. A job Snakemake starts in a process of its own (a cluster's) reads
+# the config the main process checked: the schema's defaults only.
+if workflow.is_main_process:
+    check_or_exit(config)
+else:
     validate_config(config)
-except ConfigError as exc:
-    raise WorkflowError(str(exc)) from None
 
 # A job whose outputs were made under other settings or code than now reruns, also where
 # Snakemake has no metadata of it (a fresh clone, a copied results folder): rule_records.

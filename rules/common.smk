@@ -5,13 +5,11 @@
 
 from pathlib import Path
 
-from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
 
 from ingestbench.charts.registry import chart_files, chart_paths, report_charts
 from ingestbench.datasets import dataset_entries, of_entry, plan
 from ingestbench.storage.disk import check_needs, workflow_needs
-from ingestbench.errors import UserError
 from ingestbench.workflow.rule_inputs import code_digest, readers_settings
 from ingestbench.server.certificate import UNVERIFIED
 from ingestbench.variants import (
@@ -54,11 +52,6 @@ if _NOT_HERE:
     )
 if _QDB["mode"] == "external" and _QDB["tls"] and not _QDB["tls_verify"]:
     logger.warning(UNVERIFIED.format(host=_QDB["host"]))
-try:
-    for _name, _kind in KINDS.items():
-        _kind.check_entry(DATASET_CONFIGS[_name], DATA)
-except UserError as exc:
-    raise WorkflowError(str(exc)) from None
 
 
 def script_code(name):

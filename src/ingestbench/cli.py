@@ -5,7 +5,8 @@ sets ``func`` to the handler; the handler returns the exit code. Heavy imports (
 happen inside the handlers, so ``ingestbench --help`` stays fast.
 
 May import: errors, schema, config, variants, storage.disk, tsbs, server, results, ingest, publish,
-workflow.rule_inputs, datasets (the plan) and own (a user's table by hand).
+workflow.rule_inputs, datasets (the plan), own (a user's table by hand) and preflight (the config
+checked before any job).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from ingestbench.preflight import add_check_parser
 from ingestbench.variants import FORMATS
 
 EXIT_USER_ERROR = 2
@@ -117,10 +119,10 @@ def add_variants_parser(subparsers: argparse._SubParsersAction) -> argparse.Argu
 
 
 def run_variants(args: argparse.Namespace) -> int:
-    from ingestbench.config import load_config
     from ingestbench.datasets import plan
+    from ingestbench.preflight import load_checked
 
-    for name, (label, variants) in plan(load_config(args.config)).items():
+    for name, (label, variants) in plan(load_checked(args.config)).items():
         print(f"{name} ({label}): {len(variants)} variants")
         for v in variants:
             print(f"  {v.name}")
@@ -416,6 +418,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress (INFO)")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_generate_parser(subparsers)
+    add_check_parser(subparsers)
     add_variants_parser(subparsers)
     add_results_dir_parser(subparsers)
     add_ingest_parser(subparsers)

@@ -43,7 +43,7 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
     if error is not None:
         raise ConfigError(
             f"invalid config at '{error[0]}': {error[1]}; "
-            f"fix that key in your config file (allowed keys and values: {schema_path.name})."
+            f"fix that key in your config file (its keys and values: docs/configuration.md)."
         )
     questdb = config["questdb"]
     secured = [k for k in ("auth", "tls_roots") if questdb[k]] + (["tls"] if questdb["tls"] else [])
@@ -121,7 +121,13 @@ def read_config_file(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}.") from None
     except yaml.YAMLError as exc:
-        raise ConfigError(f"config file {path} is not valid YAML ({exc}).") from None
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(
+            f"config file {path} is not valid YAML{where}: {problem}; fix the file there (a "
+            f"value with ': ' or '#' in it goes in quotes)."
+        ) from None
     if not isinstance(config, dict):
         raise ConfigError(f"config file {path} is not a mapping of keys to values.")
     return config
@@ -138,13 +144,14 @@ def merge_config(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any
     return base
 
 
-def load_config(path: Path) -> dict[str, Any]:
+def load_config(path: Path, validate: bool = True) -> dict[str, Any]:
     """The config the workflow runs with `--configfile path`: config.yaml, with `path` merged
-    over it (just config.yaml when `path` is it), validated and filled with defaults."""
+    over it (just config.yaml when `path` is it), validated and filled with defaults (or, not
+    `validate`, as read: ingestbench.preflight validates it with the rest)."""
     config = read_config_file(DEFAULT_CONFIG)
     if Path(path).resolve() != DEFAULT_CONFIG.resolve():
         merge_config(config, read_config_file(path))
-    return validate_config(config)
+    return validate_config(config) if validate else config
 
 
 #: Keys that choose side jobs, where results go or how they are drawn, or what a job refuses or

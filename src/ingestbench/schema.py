@@ -206,8 +206,8 @@ def _message(error) -> str:
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         known = list(error.schema.get("properties", {}))
         wrong = [k for k in error.instance if k not in known]
-        return (f"{', '.join(map(repr, wrong))} is not a key here (its keys: "
-                f"{', '.join(known)})" + (f"; {hint}" if hint else ""))  # fmt: skip
+        return (f"{', '.join(map(repr, wrong))} is not a key here{nearest(wrong[0], known)} "
+                f"(its keys: {', '.join(known)})" + (f"; {hint}" if hint else ""))  # fmt: skip
     shape = _shape_message(error)
     if shape is not None:
         return shape + (f"; {hint}" if hint else "")
@@ -222,4 +222,19 @@ def _message(error) -> str:
     refused = deepest.schema.get("x-refused", {})  # a value left out on purpose, and why
     if isinstance(deepest.instance, str) and deepest.instance in refused:
         return f"{deepest.instance!r} is refused: {refused[deepest.instance]}; use one of {allowed}"
-    return f"{deepest.instance!r} is not one of {allowed}"
+    instead = deepest.schema.get("x-instead", {})  # a value meant elsewhere: where it goes
+    if isinstance(deepest.instance, str) and deepest.instance in instead:
+        return f"{deepest.instance!r} is not one of {allowed}: {instead[deepest.instance]}"
+    near = nearest(deepest.instance, [str(v) for v in deepest.validator_value])
+    return f"{deepest.instance!r} is not one of {allowed}{near}"
+
+
+def nearest(value: Any, choices: list[str]) -> str:
+    """The words ` (did you mean 'x'?)` for the choice closest to a mistyped `value`, or "" where
+    none is close."""
+    import difflib
+
+    if not isinstance(value, str):
+        return ""
+    close = difflib.get_close_matches(value, choices, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -63,6 +63,7 @@ NOT_MEASURED = {
     "README.md": {"30s": "an example config value"},
     "dataset.md": {"10 s": "TSBS's interval", "30s": "an example flag value"},
     "faults.md": {"60 s": "ingestbench.server.table.STALL_S"},
+    "development.md": {"16 MiB": "ingestbench.own.describe.CSV_INFER_BYTES"},
     "iot.md": {
         "1 %": "TSBS's chances (ingestbench.tsbs.trucks.Chances)",
         "5 %": "TSBS's chances",

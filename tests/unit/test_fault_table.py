@@ -24,6 +24,8 @@ from ingestbench.config import (
 )
 from ingestbench.errors import UserError
 from ingestbench.own.dataset import SAME_LABEL_OTHER_FILE, OwnDataError, check_manifest_source
+from ingestbench.preflight import IN_PROJECT_FOLDER
+from ingestbench.server.access import UNSET_VARIABLE
 from ingestbench.server.certificate import CA_AS_SERVER, SELF_SIGNED, UNVERIFIED
 from ingestbench.variants import NO_COPY_ROOT, NO_COPY_ROOT_PLANNED
 from tests.helpers import REPO
@@ -31,7 +33,8 @@ from tests.helpers import REPO
 FAULTS = (REPO / "docs" / "faults.md").read_text()
 #: Every sentence a first-hour mistake gets, as a template (its placeholders shown as <name>).
 TEMPLATES = [SECRET_IN_CONFIG, OWN_FILE_UNREADABLE, SAME_LABEL_OTHER_FILE, SELF_SIGNED,
-             CA_AS_SERVER, UNVERIFIED, NO_COPY_ROOT_PLANNED, NO_COPY_ROOT]  # fmt: skip
+             CA_AS_SERVER, UNVERIFIED, NO_COPY_ROOT_PLANNED, NO_COPY_ROOT, IN_PROJECT_FOLDER,
+             UNSET_VARIABLE]  # fmt: skip
 SECRET = "s3cret-typed-in-the-config"
 
 

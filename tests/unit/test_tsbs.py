@@ -504,6 +504,6 @@ def test_cli_bad_input_exits_2_with_one_sentence(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "ERROR: invalid dataset at 'scale': 0 is less than the minimum of 1; "
-        "set datasets[].scale (or --scale) as schemas/config.schema.yaml allows."
+        "set datasets[].scale (or --scale) as docs/configuration.md describes."
     ]
     assert not (tmp_path / "x").exists()

@@ -373,3 +373,10 @@ def test_bench_sampler_cost_measures_the_server_and_the_sampler_per_sample():
     assert len(rows) == 1 and float(rows[0][1]) > 0 and float(rows[0][2]) > 0
     assert re.search(r"^median: server [\d.-]+ ms \+ sampler [\d.]+ ms of CPU per sample; at 10 "
                      r"samples/s [\d.-]+ % of one core$", out, re.M)  # fmt: skip
+
+
+def test_bench_preflight_times_the_check_on_each_config():
+    out = bench("bench_preflight.py", "--rounds", "1", "--rows", "2000")
+    assert "`ingestbench check`, wall seconds" in out
+    for config in ("config.yaml", "own parquet, 2,000 rows", "own csv, 2,000 rows"):
+        assert config in out

@@ -257,6 +257,26 @@ def configuration_doc(schema_path: Path = SCHEMA_PATH) -> str:
         "type or value stops the run before any job, naming the key. Machine resources "
         "(cores, memory) are never config: pass them to Snakemake.",
         "",
+        "**Checked before any job**: `ingestbench check --config FILE` runs the preflight "
+        "(`ingestbench.preflight`) alone, in about a second; the Snakefile runs it where it "
+        "reads the config, and `make run`, `smoke`, `run-scale`, `run-dtypes` and `charts` run "
+        "it before Snakemake. Besides the schema it checks that `results_dir` and `data_dir` "
+        "lie outside the project's own folders (`reference/`, `docs/`, `src/`, `configs/`, "
+        "...), that every `*_env` variable is set (naming the variable, never its value), that "
+        "each own file exists and reads as its job will read it (a `.parquet`, `.csv` or `.tsv` "
+        "file or a folder of Parquet files; its schema from the Parquet footer, or from a "
+        "CSV's header and first 16 MiB of rows, the block its types are inferred from; its "
+        "timestamp column), and that each variant runs on some dataset (a variant an own "
+        "dataset leaves out for its file's format is one note). A file a rule makes "
+        "(`results/examples/`) is checked when it is made. Each mistake is one sentence naming "
+        "the key, the value and the fix, and the command exits with status 1. A YAML syntax "
+        "error gets its file, line and column from `ingestbench check` and the make targets; "
+        "a direct `snakemake --configfile FILE` parses the file before any of the workflow's "
+        "code runs, so there it is Snakemake's own message (`Config file is not valid JSON or "
+        "YAML`): run `ingestbench check --config FILE` to find the line. What only a job can "
+        "find: a value the server refuses, a file corrupt past its header or footer, a server "
+        "that cannot be reached.",
+        "",
         "**How a `--configfile` combines with `config.yaml`**: as Snakemake merges them, "
         "`config.yaml` first, then the file over it: mappings (`questdb`, `validation`, "
         "`charts`) key by key, everything else, lists included, replaced whole. A file that "

@@ -69,8 +69,9 @@ class OwnDataset:
             return "parquet"
         if fmt is None:
             raise OwnDataError(
-                f"cannot tell the format of {self.path} from its suffix: name it .parquet or "
-                f".csv, or point datasets[].path at a directory of Parquet files."
+                f"dataset {self.label!r}: cannot tell the format of {self.path} from its suffix "
+                f"(datasets[].path): name it .parquet, .csv or .tsv, or point datasets[].path at "
+                f"a directory of Parquet files."
             )
         return fmt
 
@@ -99,7 +100,7 @@ class OwnDataset:
                 f"set datasets[].{where}")  # fmt: skip
             raise OwnDataError(
                 f"invalid dataset {d.get('label')!r} at '{where}': {message}; {fix} as "
-                f"schemas/config.schema.yaml allows."
+                f"docs/configuration.md describes."
             )
         csv, symbols, path = entry["csv"], entry.get("symbols"), Path(entry["path"])
         return cls(

@@ -57,15 +57,29 @@ class Secret:
         return hash(self._value)
 
 
+#: A config's `*_env` key (its full path) naming a variable that is unset or empty.
+UNSET_VARIABLE = (
+    "{key} names the environment variable {name}, which is not set; export {name} with the "
+    "secret before running (the config holds only its name)."
+)
+
+
 def secret_from_env(name: str, key: str) -> Secret:
     """The value of the environment variable `name` that the config's `key` names."""
     value = os.environ.get(name)
     if not value:
-        raise AccessError(
-            f"questdb.{key} names the environment variable {name}, which is not set; export "
-            f"{name} with the secret before running (the config holds only its name)."
-        )
+        raise AccessError(UNSET_VARIABLE.format(key=f"questdb.{key}", name=name))
     return Secret(value)
+
+
+def tls_roots_problem(tls_roots: str | None) -> str | None:
+    """Why `questdb.tls_roots` cannot be used (it names no file), or None."""
+    if tls_roots and not Path(tls_roots).is_file():
+        return (
+            f"questdb.tls_roots is {tls_roots}, which is not a file; give the PEM file of the CA "
+            f"that signed the server's certificate."
+        )
+    return None
 
 
 @dataclass(frozen=True)
@@ -92,11 +106,8 @@ class Access:
         """From the config's questdb.tls, tls_roots, auth and tls_verify, the secrets from the
         environment."""
         http, tcp, pg = auth.get("http") or {}, auth.get("tcp") or {}, auth.get("pg") or {}
-        if tls_roots and not Path(tls_roots).is_file():
-            raise AccessError(
-                f"questdb.tls_roots is {tls_roots}, which is not a file; give the PEM file of the "
-                f"CA that signed the server's certificate."
-            )
+        if problem := tls_roots_problem(tls_roots):
+            raise AccessError(problem)
 
         def env(block: Mapping[str, Any], key: str, where: str) -> Secret | None:
             return secret_from_env(block[key], f"auth.{where}.{key}") if key in block else None

@@ -273,7 +273,7 @@ class DatasetParams:
                 fix = "fix the datasets[] entry"
             raise GeneratorError(
                 f"invalid dataset at '{where}': {message}; {fix} as "
-                "schemas/config.schema.yaml allows."
+                "docs/configuration.md describes."
             )
         scale = entry["scale"]
         epochs = entry["epochs"] if "epochs" in entry else -(-entry["rows"] // scale)

@@ -15,7 +15,7 @@ from ingestbench.own.dataset import OwnDataset
 from ingestbench.own.spec import OwnTableSpec
 from ingestbench.queryload.queries import QueryKind, latest_queries
 from ingestbench.storage.disk import sorted_copy_bytes
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.tables.spec import TableSpec
 from ingestbench.variants import Variant
 
 

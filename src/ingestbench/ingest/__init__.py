@@ -13,8 +13,8 @@ repeats and the job.
 - `environment`: what a run ran on (machine, Java, Python and the packages, the server's version
   and settings, the commit): each run file's host, and results/environment.json.
 
-May import: errors, storage.files, config, variants, columnar.arrow, tsbs, server, results.records,
-validate (the job's export), datasets (the dataset's kind), own.rejected (naming the first row a
-server's CSV import rejected), queryload (readers beside the repeats) and dev (the locked
-versions).
+May import: errors, storage.files, config, variants, columnar.arrow, tables, tsbs, server,
+results.records, validate (the job's export), datasets (the dataset's kind), own.rejected (naming
+the first row a server's CSV import rejected), queryload (readers beside the repeats) and dev (the
+locked versions).
 """

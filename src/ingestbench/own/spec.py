@@ -14,7 +14,7 @@ from typing import Any
 from ingestbench.own.csv_times import TimePattern
 from ingestbench.own.dataset import CsvOptions
 from ingestbench.own.kinds import NUMERIC_KINDS, questdb_type
-from ingestbench.tsbs.columns import DEFAULT_PARTITION, TableSpec
+from ingestbench.tables.spec import DEFAULT_PARTITION, TableSpec
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from pathlib import Path
 import pyarrow as pa
 
 from ingestbench.own.dataset import OwnDataError, OwnDataset, own_data_files, plain_identifier
-from ingestbench.own.kinds import STRING_KINDS
 from ingestbench.own.spec import OwnSource, OwnTableSpec
 from ingestbench.own.types import RESERVED, arrow_type_text, kind_of, unsupported_reason
+from ingestbench.tables.column_kinds import STRING_KINDS
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ingestbench.own.kinds import decimal_kinds
 from ingestbench.own.spec import OwnTableSpec
+from ingestbench.tables.column_kinds import decimal_kinds
 from ingestbench.variants import SERVER_METHODS, Variant
 
 #: strptime directives -> QuestDB's timestamp pattern letters (its CSV import's `pattern`).

@@ -13,7 +13,7 @@ from typing import Any
 
 from ingestbench.own.csv_times import TimePattern
 from ingestbench.own.dataset import CsvOptions
-from ingestbench.own.kinds import NUMERIC_KINDS, questdb_type
+from ingestbench.tables.column_kinds import NUMERIC_KINDS, questdb_type
 from ingestbench.tables.spec import DEFAULT_PARTITION, TableSpec
 
 
@@ -39,8 +39,8 @@ class OwnSource:
 
 @dataclass(frozen=True)
 class OwnTableSpec(TableSpec):
-    """A TableSpec of own data: `kinds` are of ingestbench.own.kinds, `order` the columns in the
-    file's order (the table's too), `source` the file."""
+    """A TableSpec of own data: `kinds` are of ingestbench.tables.column_kinds, `order` the
+    columns in the file's order (the table's too), `source` the file."""
 
     source: OwnSource | None = None
     order: tuple[str, ...] = ()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ingestbench.own.kinds import NUMERIC_KINDS, QUESTDB_TYPES, STRING_KINDS  # noqa: F401
+from ingestbench.tables.column_kinds import NUMERIC_KINDS, QUESTDB_TYPES, STRING_KINDS  # noqa: F401
 
 #: (Arrow types, kind, note) in the order docs/own-data.md lists them.
 MAPPING = (

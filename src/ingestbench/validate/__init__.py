@@ -21,8 +21,7 @@ strings with microsecond precision when shown) is in ingestbench.columnar.duckdb
 own file's counts use too.
 
 May import: errors, storage.files, tables, tsbs, server, results.records, columnar.duckdb_sql,
-datasets (each source as its kind reads it), own.spec and own.kinds (the "columns" checks of a
-user's table).
+datasets (each source as its kind reads it), own.spec (the "columns" checks of a user's table).
 """
 
 from ingestbench.columnar.duckdb_sql import export_relation, iso_us

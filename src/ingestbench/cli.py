@@ -190,7 +190,7 @@ def run_ingest(args: argparse.Namespace) -> int:
         )
     manifest = data.with_name(data.name.rsplit(".", 1)[0] + ".manifest.json")
     if not manifest.is_file():  # not a generated file: the user's own, described beside --out
-        from ingestbench.own.cli import describe_by_hand
+        from ingestbench.own.by_hand import describe_by_hand
         from ingestbench.own.dataset import CsvOptions, default_delimiter
 
         csv = CsvOptions(

@@ -17,8 +17,8 @@ from ingestbench.own.dataset import OwnDataError, OwnDataset, own_variants
 from ingestbench.own.describe import describe
 from ingestbench.own.example import trades, write_example
 from ingestbench.own.manifest import hash_files, own_manifest
-from ingestbench.own.methods import questdb_pattern, unsupported_reason
 from ingestbench.own.spec import OwnTableSpec
+from ingestbench.own.support import questdb_pattern, unsupported_reason
 from ingestbench.own.types import MAPPING, QUESTDB_TYPES, kind_of
 from ingestbench.variants import parse_variant_name
 from tests.helpers import TESTS

@@ -100,7 +100,7 @@ class OwnKind(DatasetKind):
         return [TableSource(spec, path, int(manifest["rows"]))]
 
     def unsupported(self, variant: Variant, manifest: dict[str, Any]) -> str | None:
-        from ingestbench.own.methods import unsupported_reason
+        from ingestbench.own.support import unsupported_reason
 
         return unsupported_reason(variant, OwnTableSpec.from_dict(manifest["table"]), manifest)
 
@@ -108,7 +108,7 @@ class OwnKind(DatasetKind):
         return True  # a value of the user's that a path cannot carry: that path cannot load it
 
     def ilp_protocol(self, spec: TableSpec, configured: int) -> int:
-        from ingestbench.own.methods import protocol_for
+        from ingestbench.own.support import protocol_for
 
         return protocol_for(spec, configured)  # a table with decimals: the version carrying them
 
@@ -142,7 +142,7 @@ class OwnKind(DatasetKind):
 
     def csv_import(self, spec: TableSpec) -> CsvImport:
         """The user's CSV: its delimiter, null markers and time patterns."""
-        from ingestbench.own.methods import csv_import_schema, timestamp_pattern
+        from ingestbench.own.support import csv_import_schema, timestamp_pattern
 
         csv = spec.source.csv
         return CsvImport(

@@ -100,9 +100,9 @@ class OwnKind(DatasetKind):
         return [TableSource(spec, path, int(manifest["rows"]))]
 
     def unsupported(self, variant: Variant, manifest: dict[str, Any]) -> str | None:
-        from ingestbench.own.support import unsupported_reason
+        from ingestbench.own.support import why_cannot_load
 
-        return unsupported_reason(variant, OwnTableSpec.from_dict(manifest["table"]), manifest)
+        return why_cannot_load(variant, OwnTableSpec.from_dict(manifest["table"]), manifest)
 
     def refusal_is_unsupported(self) -> bool:
         return True  # a value of the user's that a path cannot carry: that path cannot load it

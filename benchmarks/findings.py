@@ -45,7 +45,6 @@ def findings_file(name: str, fallback: Path | None = None) -> Path | None:
 
 
 def meta(name: str, argv: list[str], started: dt.datetime, ended: dt.datetime) -> dict:
-    from ingestbench.dev.lockfile import locked_versions
     from ingestbench.ingest.environment import (
         git_info,
         host_info,
@@ -53,6 +52,7 @@ def meta(name: str, argv: list[str], started: dt.datetime, ended: dt.datetime) -
         machine_info,
         python_info,
     )
+    from ingestbench.ingest.pins import locked_versions
 
     locked = locked_versions()
     return {

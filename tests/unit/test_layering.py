@@ -164,3 +164,11 @@ def test_the_top_holds_at_most_eight_modules_each_with_its_reason():
     section = doc.split(heading, 1)[1].split("\n#", 1)[0]
     unexplained = [m for m in top if f"- `{m}`:" not in section]
     assert not unexplained, f"docs/development.md does not say why {unexplained} stay at the top"
+
+
+def test_no_part_of_a_run_imports_the_maintenance_tools():
+    """`dev/` maintains the checkout (the lock's conda env, the generated docs): a run never
+    needs it, so no other part imports it."""
+    importers = {f"{m} imports {t}" for m in MODULES if part(m) != "dev"
+                 for t in imports(m) if part(t) == "dev"}  # fmt: skip
+    assert not importers, f"the runtime reaches into dev/: {sorted(importers)}"

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from ingestbench.config import config_hash, validate_config
-from ingestbench.dev.lockfile import locked_versions
 from ingestbench.errors import UserError
 from ingestbench.ingest.environment import collect_environment, write_environment
+from ingestbench.ingest.pins import locked_versions
 from ingestbench.results.summary import (
     SummaryError,
     read_summary,

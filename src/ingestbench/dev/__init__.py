@@ -1,11 +1,13 @@
 """Maintenance tools of the checkout, not of a benchmark run.
 
-- `lockfile`: requirements.lock as the one source of versions, and the conda env derived from it.
+- `lockfile`: the conda env derived from requirements.lock, the one source of versions (which the
+  runtime reads through ingest.pins: nothing of a run imports this package).
 - `readme`: `make readme`: the README's figures, docs/configuration.md and, through `methods_doc`,
   docs/methods.md's method table and variant matrices, generated from committed files.
 - `rulegraph`: the Snakefile's rule graph as Mermaid, kept in docs/development.md.
 - `workflow_copy`: a runnable copy of the workflow in another directory (tests, benchmarks).
 
 May import: config (the README's config hash), schema (the configuration reference), variants (the
-method table), datasets (the plan: each dataset's variants) and storage.files.
+method table), datasets (the plan: each dataset's variants), ingest.pins (the locked versions) and
+storage.files.
 """

@@ -11,10 +11,10 @@ repeats and the job.
   check), `contention`, and `job` (one ingestion job of the workflow: a server, the repeats, the
   run file, which it alone writes, each table's aggregates and export).
 - `environment`: what a run ran on (machine, Java, Python and the packages, the server's version
-  and settings, the commit): each run file's host, and results/environment.json.
+  and settings, the commit): each run file's host, and results/environment.json; `pins` reads
+  the locked versions it records beside the installed ones.
 
 May import: errors, storage.files, config, variants, columnar.arrow, tables, tsbs, server,
 results.records, validate (the job's export), datasets (the dataset's kind), own.rejected (naming
-the first row a server's CSV import rejected), queryload (readers beside the repeats) and dev (the
-locked versions).
+the first row a server's CSV import rejected) and queryload (readers beside the repeats).
 """

@@ -13,13 +13,13 @@ DEFAULT_PARTITION = "DAY"
 
 @dataclass(frozen=True)
 class TableSpec:
-    """One table of a dataset: its default name, tags (SYMBOL), fields and their kinds
-    ("double" or "long"), and the designated timestamp. The cpu use case has one, iot two."""
+    """One table of a dataset: its default name, tags (SYMBOL), fields and their kinds, and the
+    designated timestamp. TSBS's cpu use case has one, iot two; own data one."""
 
     table: str
     tags: tuple[str, ...]
     fields: tuple[str, ...]
-    kinds: tuple[str, ...]  # per field: "double" (DOUBLE) or "long" (LONG)
+    kinds: tuple[str, ...]  # per field, of tables.column_kinds: TSBS's "double" or "long"
     timestamp: str = TIMESTAMP
     nullable: bool = False  # tags and fields may be null (iot); the cpu table has no null
     partition_by: str = DEFAULT_PARTITION  # HOUR, DAY, WEEK, MONTH or YEAR (WAL needs one)

@@ -78,7 +78,6 @@ def _shown(path: Path) -> str:
 
 
 def meta(name: str, argv: list[str], started: dt.datetime, ended: dt.datetime) -> dict:
-    from ingestbench.dev.lockfile import locked_versions
     from ingestbench.ingest.environment import (
         git_info,
         host_info,
@@ -86,6 +85,7 @@ def meta(name: str, argv: list[str], started: dt.datetime, ended: dt.datetime) -
         machine_info,
         python_info,
     )
+    from ingestbench.ingest.pins import locked_versions
 
     locked = locked_versions()
     return {

@@ -8,9 +8,9 @@ import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm cond
 from ingestbench.own.dataset import OwnDataset
 from ingestbench.own.ilp import write_ilp
 from ingestbench.own.manifest import spec_of, write_own_manifest
-from ingestbench.own.methods import ilp_text_possible
 from ingestbench.own.profile import with_ilp_file
 from ingestbench.own.sort import as_sorted_copy, derived
+from ingestbench.own.support import ilp_text_possible
 from ingestbench.storage.files import load_json, write_json_atomic
 from ingestbench.workflow.rule_records import run_rule
 

@@ -5,8 +5,7 @@ sets ``func`` to the handler; the handler returns the exit code. Heavy imports (
 happen inside the handlers, so ``ingestbench --help`` stays fast.
 
 May import: errors, schema, config, variants, storage.disk, tsbs, server, results, ingest, publish,
-workflow.rule_inputs, datasets (the plan), own (a user's table by hand) and preflight (the config
-checked before any job).
+datasets (the plan) and preflight (the config checked before any job).
 """
 
 from __future__ import annotations
@@ -168,48 +167,12 @@ def add_ingest_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
 def run_ingest(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ingestbench.config import Settings, load_config
-    from ingestbench.errors import UserError
-    from ingestbench.ingest.job import IngestFiles, ingest_job
-    from ingestbench.variants import parse_variant_name
-    from ingestbench.workflow.rule_inputs import ingest_settings
+    from ingestbench.ingest.by_hand import ingest_by_hand
 
-    config = load_config(args.config)
-    if args.repeats:
-        config["repeats"] = args.repeats
-    settings = Settings.from_config(config)
-    try:
-        variant = parse_variant_name(args.variant)
-    except ValueError:
-        raise UserError(
-            f"{args.variant!r} is not a variant name; list valid ones with `ingestbench variants`."
-        ) from None
-    data = Path(args.data)
-    if not data.exists():
-        raise UserError(
-            f"the data file {data} given to --data does not exist; check the path, or write the "
-            f"dataset with `ingestbench generate` first."
-        )
-    manifest = data.with_name(data.name.rsplit(".", 1)[0] + ".manifest.json")
-    if not manifest.is_file():  # not a generated file: the user's own, described beside --out
-        from ingestbench.own.cli import describe_by_hand
-        from ingestbench.own.dataset import CsvOptions, default_delimiter
-
-        csv = CsvOptions(
-            delimiter=args.delimiter or default_delimiter(data),
-            null_values=tuple(args.null_values or [""]),
-            timestamp_format=args.timestamp_format,
-        )
-        data, manifest = describe_by_hand(data, variant, Path(args.out), args.timestamp, csv)
-    # Kept where the workflow keeps its server logs, so a failed start can name a file that exists.
-    server_log = Path(config["results_dir"]) / "logs" / "questdb" / f"{variant.name}.log"
-    run = ingest_job(
-        settings,
-        variant,
-        IngestFiles(data, manifest, Path(args.out)),
-        server_log=server_log,
-        recorded_settings=ingest_settings(config, variant.name),
-    )
+    run = ingest_by_hand(args.config, args.variant, Path(args.data), Path(args.out),
+                         repeats=args.repeats, timestamp=args.timestamp,
+                         delimiter=args.delimiter, null_values=args.null_values,
+                         timestamp_format=args.timestamp_format)  # fmt: skip
     for r in run.repeats:
         rate = run.rows / r.end_to_end
         print(f"repeat {r.repeat}: {r.end_to_end:.3f} s end to end, {rate:,.0f} rows/s")

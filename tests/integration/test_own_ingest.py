@@ -92,7 +92,7 @@ def _dataset(tmp_path: Path, label: str, path: Path, **entry) -> dict:
     """The dataset as the workflow makes it: manifest, ILP text, expected aggregates."""
     from ingestbench.own.ilp import write_ilp
     from ingestbench.own.manifest import spec_of
-    from ingestbench.own.methods import ilp_text_possible
+    from ingestbench.own.support import ilp_text_possible
 
     out = tmp_path / "data"
     dataset = OwnDataset.from_config({"label": label, "path": str(path), **entry})

@@ -7,7 +7,8 @@ import tomllib
 import yaml
 
 import ingestbench
-from ingestbench.dev.lockfile import CONDA_ENV, conda_env_text, locked_versions, normalise
+from ingestbench.dev.lockfile import CONDA_ENV, conda_env_text
+from ingestbench.ingest.pins import locked_versions, normalise
 
 
 def test_conda_env_is_generated_from_the_lock():

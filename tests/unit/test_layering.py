@@ -164,3 +164,24 @@ def test_the_top_holds_at_most_eight_modules_each_with_its_reason():
     section = doc.split(heading, 1)[1].split("\n#", 1)[0]
     unexplained = [m for m in top if f"- `{m}`:" not in section]
     assert not unexplained, f"docs/development.md does not say why {unexplained} stay at the top"
+
+
+def test_no_part_of_a_run_imports_the_maintenance_tools():
+    """`dev/` maintains the checkout (the lock's conda env, the generated docs): a run never
+    needs it, so no other part imports it."""
+    importers = {f"{m} imports {t}" for m in MODULES if part(m) != "dev"
+                 for t in imports(m) if part(t) == "dev"}  # fmt: skip
+    assert not importers, f"the runtime reaches into dev/: {sorted(importers)}"
+
+
+#: The `ingestbench` command's budget: it declares each subcommand and hands its work to the
+#: module that owns it, so a new subcommand costs a few lines here and its work lands there.
+CLI_LINES = 450
+
+
+def test_the_command_stays_within_its_budget():
+    lines = len((PACKAGE / "cli.py").read_text().splitlines())
+    assert lines <= CLI_LINES, (
+        f"cli.py has {lines} lines (budget {CLI_LINES}): move a subcommand's work into the "
+        f"module it belongs to"
+    )

@@ -17,8 +17,8 @@ from ingestbench.own.dataset import OwnDataError, OwnDataset, own_variants
 from ingestbench.own.describe import describe
 from ingestbench.own.example import trades, write_example
 from ingestbench.own.manifest import hash_files, own_manifest
-from ingestbench.own.methods import questdb_pattern, unsupported_reason
 from ingestbench.own.spec import OwnTableSpec
+from ingestbench.own.support import questdb_pattern, why_cannot_load
 from ingestbench.own.types import MAPPING, QUESTDB_TYPES, kind_of
 from ingestbench.variants import parse_variant_name
 from tests.helpers import TESTS
@@ -149,7 +149,7 @@ def test_which_methods_apply_to_an_own_table(tmp_path):
     spec = OwnTableSpec.from_dict(manifest["table"])
 
     def reason(name):
-        return unsupported_reason(parse_variant_name(name), spec, manifest)
+        return why_cannot_load(parse_variant_name(name), spec, manifest)
 
     assert reason("pandas-dataframe-parquet-http") is None
     assert reason("none-server_parquet-parquet-http") is None
@@ -157,6 +157,35 @@ def test_which_methods_apply_to_an_own_table(tmp_path):
     assert reason("polars-vectorized-parquet-tcp-w2") is None  # strings, booleans, dates too
     assert reason("pandas-rows-parquet-http") is None  # any size: rows_cap caps it
     assert "reads csv" in reason("pandas-dataframe-csv-http")
+
+
+def test_the_refusals_follow_what_the_catalogue_says_of_each_method(tmp_path):
+    """Decided by what a method is (a server import, a writer of ILP protocol 2), not by its
+    name: the rows without values, the decimals and the CSV imports' nulls."""
+    import decimal
+
+    def reasons(path, manifest_overrides=(), **entry):
+        dataset = OwnDataset.from_config({"label": "mine", "path": str(path), **entry})
+        manifest = own_manifest(dataset, tmp_path / "h.json") | dict(manifest_overrides)
+        spec = OwnTableSpec.from_dict(manifest["table"])
+        return lambda name: why_cannot_load(parse_variant_name(name), spec, manifest)
+
+    prices = pa.array([decimal.Decimal("1.25")] * 4, pa.decimal128(10, 2))
+    reason = reasons(_parquet(tmp_path, {"ts": TS, "price": prices}))
+    assert "writes ILP protocol 2 itself" in reason("polars-vectorized-parquet-tcp-w2")
+    assert reason("pandas-dataframe-parquet-http") is None  # it sends protocol 3
+
+    reason = reasons(_parquet(tmp_path, {"ts": TS, "v": [1.0, 2, 3, 4]}),
+                     {"rows_without_values": 2})  # fmt: skip
+    assert "an ILP line needs a value" in reason("pandas-dataframe-parquet-http")
+    assert reason("none-server_parquet-parquet-http") is None  # the server's imports take them
+
+    csv = tmp_path / "t.csv"
+    csv.write_text("ts,v,w\n2024-01-01T00:00:00Z,1.5,1\n2024-01-01T00:00:01Z,NA,2\n")
+    reason = reasons(csv, csv={"null_values": ["NA"]})
+    for name in ("none-server_csv-csv-http", "none-server_copy-csv-http"):
+        assert "takes only empty fields as nulls" in reason(name)
+    assert reason("pandas-dataframe-csv-http") is None
 
 
 def test_the_csv_imports_need_empty_nulls_and_a_known_time_format():

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from ingestbench.config import config_hash, validate_config
-from ingestbench.dev.lockfile import locked_versions
 from ingestbench.errors import UserError
 from ingestbench.ingest.environment import collect_environment, write_environment
+from ingestbench.ingest.pins import locked_versions
 from ingestbench.results.summary import (
     SummaryError,
     read_summary,
@@ -21,7 +21,7 @@ from ingestbench.results.summary import (
     to_markdown,
     write_summary,
 )
-from ingestbench.results.summary_rows import measured
+from ingestbench.results.summary.rows import measured
 from tests.helpers import FIXTURE_RESULTS, OWN_PROFILE, REPO
 
 FIXTURE = FIXTURE_RESULTS
@@ -371,7 +371,7 @@ def test_speedup_to_sql_divides_by_the_datasets_to_sql_rate():
 
     import pandas as pd
 
-    from ingestbench.results.summary_rows import to_sql_speedups
+    from ingestbench.results.summary.rows import to_sql_speedups
 
     df = pd.DataFrame(
         {"dataset": ["a", "a", "a", "b"],
@@ -386,7 +386,7 @@ def test_speedup_to_sql_divides_by_the_datasets_to_sql_rate():
 def test_the_summary_says_how_much_faster_the_best_validated_path_is_than_to_sql():
     import pandas as pd
 
-    from ingestbench.results.summary_markdown import _over_to_sql
+    from ingestbench.results.summary.markdown import _over_to_sql
 
     group = pd.DataFrame(
         {"variant": ["a-vectorized", "a-to_sql", "a-broken"],

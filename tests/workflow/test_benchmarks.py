@@ -245,8 +245,8 @@ def _perf_can_sample() -> bool:
 
 
 @pytest.mark.skipif(not _perf_can_sample(), reason="perf is missing or may not sample here")
-def test_bench_client_profile_sorts_the_client_s_samples_by_thread_and_work():
-    out = bench("bench_client_profile.py", "--scale", "400", "--epochs", "50", "--repeats", "2")
+def test_bench_client_perf_sorts_the_client_s_samples_by_thread_and_work():
+    out = bench("bench_client_perf.py", "--scale", "400", "--epochs", "50", "--repeats", "2")
     assert re.search(r"pandas-vectorized-parquet-tcp-w2, double fields: 20,000 rows", out)
     samples = int(re.search(r"(\d+) on-CPU samples of the client process", out).group(1))
     assert samples > 0

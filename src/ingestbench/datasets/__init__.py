@@ -11,7 +11,7 @@ dataset's kind (`DatasetKind`, in `kind`) instead of branching on it.
 
 Light: the Snakefile imports it; the kinds import their heavy parts where they use them.
 
-May import: errors, variants, storage.disk (the sorted copy's bytes), columnar.duckdb_sql (a
+May import: errors, tables, variants, storage.disk (the sorted copy's bytes), columnar.duckdb_sql (a
 source's relation), results.profile (the profile's shape), queryload.queries (the queries readers
 send), tsbs and own.
 """
@@ -23,7 +23,7 @@ from typing import Any
 from ingestbench.datasets.kind import CsvImport, DatasetKind, FrameSource, TableSource
 from ingestbench.datasets.own import OWN
 from ingestbench.datasets.tsbs import TSBS_CPU, TSBS_IOT
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.tables.spec import TableSpec
 from ingestbench.variants import Variant
 
 #: Every kind, asked in this order: the first that claims an entry, manifest, spec or run is its.

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from ingestbench.errors import UserError
 from ingestbench.queryload.queries import QueryKind
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.tables.spec import TableSpec
 from ingestbench.variants import Variant
 
 

@@ -15,7 +15,7 @@ from ingestbench.own.dataset import OwnDataset
 from ingestbench.own.spec import OwnTableSpec
 from ingestbench.queryload.queries import QueryKind, latest_queries
 from ingestbench.storage.disk import sorted_copy_bytes
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.tables.spec import TableSpec
 from ingestbench.variants import Variant
 
 
@@ -100,15 +100,15 @@ class OwnKind(DatasetKind):
         return [TableSource(spec, path, int(manifest["rows"]))]
 
     def unsupported(self, variant: Variant, manifest: dict[str, Any]) -> str | None:
-        from ingestbench.own.methods import unsupported_reason
+        from ingestbench.own.support import why_cannot_load
 
-        return unsupported_reason(variant, OwnTableSpec.from_dict(manifest["table"]), manifest)
+        return why_cannot_load(variant, OwnTableSpec.from_dict(manifest["table"]), manifest)
 
     def refusal_is_unsupported(self) -> bool:
         return True  # a value of the user's that a path cannot carry: that path cannot load it
 
     def ilp_protocol(self, spec: TableSpec, configured: int) -> int:
-        from ingestbench.own.methods import protocol_for
+        from ingestbench.own.support import protocol_for
 
         return protocol_for(spec, configured)  # a table with decimals: the version carrying them
 
@@ -142,7 +142,7 @@ class OwnKind(DatasetKind):
 
     def csv_import(self, spec: TableSpec) -> CsvImport:
         """The user's CSV: its delimiter, null markers and time patterns."""
-        from ingestbench.own.methods import csv_import_schema, timestamp_pattern
+        from ingestbench.own.support import csv_import_schema, timestamp_pattern
 
         csv = spec.source.csv
         return CsvImport(

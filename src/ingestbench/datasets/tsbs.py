@@ -12,7 +12,8 @@ from typing import Any
 from ingestbench.datasets.kind import CsvImport, DatasetKind, FrameSource, TableSource
 from ingestbench.errors import UserError
 from ingestbench.queryload.queries import QueryKind, devops_queries, latest_queries
-from ingestbench.tsbs.columns import TableSpec, table_files, use_case_tables
+from ingestbench.tables.spec import TableSpec
+from ingestbench.tsbs.columns import table_files, use_case_tables
 from ingestbench.variants import FORMATS, Variant
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ from typing import Any
 from ingestbench.columnar.duckdb_sql import duck, ident, sql_str
 from ingestbench.results.profile import FORMATS, dataset_profile, size, table_profile
 from ingestbench.storage.disk import FILE_BYTES_PER_ROW
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.tables.spec import TableSpec
 
 
 def order_facts(parquet: Path, spec: TableSpec) -> tuple[int, float, int]:

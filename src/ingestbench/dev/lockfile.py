@@ -1,4 +1,5 @@
-"""requirements.lock is the single source of versions; envs/ingestbench.yaml is derived from it.
+"""envs/ingestbench.yaml, derived from requirements.lock (the single source of versions, read by
+ingestbench.ingest.pins).
 
 `python -m ingestbench.dev.lockfile` rewrites the conda environment (run by `make lock`).
 """
@@ -9,22 +10,13 @@ import re
 from pathlib import Path
 
 from ingestbench import CHECKOUT
+from ingestbench.ingest.pins import LOCK, locked_versions, normalise
 from ingestbench.storage.files import write_text_atomic
 
 ROOT = CHECKOUT
-LOCK = ROOT / "requirements.lock"
 DIRECT = ROOT / "requirements.in"
 CONDA_ENV = ROOT / "envs" / "ingestbench.yaml"
 DEV_ONLY = {"pytest", "ruff", "snakefmt"}  # not needed inside a rule's environment
-
-
-def normalise(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def locked_versions(lock: Path = LOCK) -> dict[str, str]:
-    pairs = re.findall(r"^([A-Za-z0-9_.-]+)==([^\s\\;]+)", lock.read_text(), re.M)
-    return {normalise(name): version for name, version in pairs}
 
 
 def direct_dependencies(path: Path = DIRECT) -> list[str]:

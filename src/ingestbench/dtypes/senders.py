@@ -18,7 +18,7 @@ from ingestbench import catalogue
 from ingestbench.ingest.methods import METHODS as CLASSES
 from ingestbench.ingest.methods import Job
 from ingestbench.server.process import QuestDB
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.tables.spec import TableSpec
 from ingestbench.variants import make_variant
 
 AT = "ts"

@@ -9,12 +9,15 @@ repeats and the job.
 - `parts` (the tables a job fills, as the dataset's kind gives them: ingestbench.datasets),
   `runner` (the repeats of one variant), `warmup` (the untimed warm-up), `dedup` (the replay
   check), `contention`, and `job` (one ingestion job of the workflow: a server, the repeats, the
-  run file, which it alone writes, each table's aggregates and export).
+  run file, which it alone writes, each table's aggregates and export), and `by_hand` (that job
+  run by `ingestbench ingest`, on a generated dataset or the user's own file).
 - `environment`: what a run ran on (machine, Java, Python and the packages, the server's version
-  and settings, the commit): each run file's host, and results/environment.json.
+  and settings, the commit): each run file's host, and results/environment.json; `pins` reads
+  the locked versions it records beside the installed ones.
 
-May import: errors, storage.files, config, catalogue, variants, columnar.arrow, tsbs, server,
-results.records, validate (the job's export), datasets (the dataset's kind), own.rejected
-(naming the first row a server's CSV import rejected), queryload (readers beside the repeats)
-and dev (the locked versions).
+May import: errors, storage.files, config, catalogue, variants, columnar.arrow, tables, tsbs,
+server, results.records, validate (the job's export), datasets (the dataset's kind), own.rejected
+(naming the first row a server's CSV import rejected), own.by_hand and own.dataset (a user's file
+run by hand), workflow.rule_inputs (the settings a run by hand records) and queryload (readers
+beside the repeats).
 """

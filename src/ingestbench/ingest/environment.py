@@ -22,7 +22,7 @@ from typing import Any
 import psutil
 
 from ingestbench.config import QuestDBSettings, config_hash, masked_config, readers_off
-from ingestbench.dev.lockfile import locked_versions
+from ingestbench.ingest.pins import locked_versions
 from ingestbench.server.process import QuestDB, java_executable
 from ingestbench.storage.files import write_text_atomic
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pyarrow as pa
 
 from ingestbench.own.dataset import OwnDataError, OwnDataset, own_data_files, plain_identifier
-from ingestbench.own.kinds import STRING_KINDS
 from ingestbench.own.spec import OwnSource, OwnTableSpec
-from ingestbench.own.types import RESERVED, arrow_type_text, kind_of, unsupported_reason
+from ingestbench.own.types import RESERVED, arrow_type_text, kind_of, why_no_column_type
+from ingestbench.tables.column_kinds import STRING_KINDS
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +156,7 @@ def describe(dataset: OwnDataset) -> tuple[OwnTableSpec, list[dict[str, str]]]:
     _check_names(dataset, schema.names)
     kinds = {f.name: kind_of(f.type) for f in schema}
     skipped = [
-        {"name": f.name, "arrow": arrow_type_text(f.type), "reason": unsupported_reason(f.type)}
+        {"name": f.name, "arrow": arrow_type_text(f.type), "reason": why_no_column_type(f.type)}
         for f in schema
         if kinds[f.name] is None
     ]

@@ -20,7 +20,7 @@ CHUNK_ROWS = 100_000
 
 def write_ilp(spec: OwnTableSpec, rows: int, output: Path, lines_possible: bool = True) -> int:
     """Write the table's rows as ILP lines to `output` (atomically); the bytes written. Without
-    `lines_possible` (a row has no value for a line: ingestbench.own.methods says why `ilp_file`
+    `lines_possible` (a row has no value for a line: ingestbench.own.support says why `ilp_file`
     is unsupported) the file is left empty."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from ingestbench.own.dataset import OwnDataError
-from ingestbench.own.kinds import STRING_KINDS
 from ingestbench.own.partition import UNITS
 from ingestbench.own.spec import OwnTableSpec
 from ingestbench.results.profile import dataset_profile, size, table_profile
+from ingestbench.tables.column_kinds import STRING_KINDS
 
 #: DuckDB's memory for the pass; beyond it the window spills to disk.
 MEMORY_LIMIT = "1GB"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ingestbench.columnar.duckdb_sql import duck, ident, sql_str
 from ingestbench.own.csv_times import pattern_regex
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.tables.spec import TableSpec
 
 #: QuestDB type -> a DuckDB predicate on the text `{c}` that holds when QuestDB reads it.
 _READS = {

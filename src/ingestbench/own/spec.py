@@ -13,8 +13,8 @@ from typing import Any
 
 from ingestbench.own.csv_times import TimePattern
 from ingestbench.own.dataset import CsvOptions
-from ingestbench.own.kinds import NUMERIC_KINDS, questdb_type
-from ingestbench.tsbs.columns import DEFAULT_PARTITION, TableSpec
+from ingestbench.tables.column_kinds import NUMERIC_KINDS, questdb_type
+from ingestbench.tables.spec import DEFAULT_PARTITION, TableSpec
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,8 @@ class OwnSource:
 
 @dataclass(frozen=True)
 class OwnTableSpec(TableSpec):
-    """A TableSpec of own data: `kinds` are of ingestbench.own.kinds, `order` the columns in the
-    file's order (the table's too), `source` the file."""
+    """A TableSpec of own data: `kinds` are of ingestbench.tables.column_kinds, `order` the
+    columns in the file's order (the table's too), `source` the file."""
 
     source: OwnSource | None = None
     order: tuple[str, ...] = ()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ingestbench.own.kinds import NUMERIC_KINDS, QUESTDB_TYPES, STRING_KINDS  # noqa: F401
+from ingestbench.tables.column_kinds import NUMERIC_KINDS, QUESTDB_TYPES, STRING_KINDS  # noqa: F401
 
 #: (Arrow types, kind, note) in the order docs/own-data.md lists them.
 MAPPING = (
@@ -33,7 +33,7 @@ def _is_string(t: pa.DataType) -> bool:
 
 
 def kind_of(t: pa.DataType) -> str | None:
-    """The kind an Arrow type maps to, None when QuestDB cannot take it (`unsupported_reason`)."""
+    """The kind an Arrow type maps to, None when QuestDB cannot take it (`why_no_column_type`)."""
     if pa.types.is_boolean(t):
         return "boolean"
     if pa.types.is_integer(t):
@@ -57,7 +57,7 @@ def kind_of(t: pa.DataType) -> str | None:
     return None
 
 
-def unsupported_reason(t: pa.DataType) -> str:
+def why_no_column_type(t: pa.DataType) -> str:
     """Why a column of type `t` cannot be loaded, as the end of a sentence."""
     if pa.types.is_unsigned_integer(t):
         return "QuestDB has no unsigned 64-bit integer (LONG holds at most 2^63 - 1)"

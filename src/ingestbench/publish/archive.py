@@ -31,7 +31,7 @@ from ingestbench import CHECKOUT
 from ingestbench.errors import UserError
 from ingestbench.results.profile_text import profile_text
 from ingestbench.results.records import STATS, TIMES
-from ingestbench.results.summary_rows import STATUS, UNSUPPORTED
+from ingestbench.results.summary.rows import STATUS, UNSUPPORTED
 from ingestbench.storage.files import load_json, write_json_atomic
 
 log = logging.getLogger(__name__)
@@ -144,7 +144,7 @@ def _present(value: Any) -> bool:
 
 
 def readers_entry(row: dict[str, Any]) -> dict[str, Any]:
-    """A variant's figures with readers (results.summary_readers), per reader count."""
+    """A variant's figures with readers (results.summary.readers), per reader count."""
     counts = [int(c) for c in str(row["reader_counts"]).split("/")]
 
     def of(prefix: str, stats: tuple[str, ...], suffix: str) -> dict[str, Any]:
@@ -173,7 +173,7 @@ def readers_entry(row: dict[str, Any]) -> dict[str, Any]:
         row.get("reader_rate_per_s")), "by_count": by_count}  # fmt: skip
 
 
-#: The query latency percentiles a readers' entry keeps (results.summary_readers).
+#: The query latency percentiles a readers' entry keeps (results.summary.readers).
 QUERY_STATS = ("p50", "p95", "p99")
 #: Points kept per line of a series in the archive (evenly spaced in time): enough for the page.
 SERIES_POINTS = 150

@@ -18,5 +18,6 @@
 - `uploads`: handing a whole data file to the server (`/imp`, `read_parquet`) without a copy.
 
 May import: errors, storage.files, storage.disk, config (the `questdb` settings), schema (its
-defaults), tsbs (the table's columns) and own.kinds (a user's column types).
+defaults), tables (a table's spec and its columns' QuestDB types) and tsbs (the cpu table's
+columns).
 """

@@ -6,15 +6,15 @@ import shutil
 import time
 from collections.abc import Iterable
 
-from ingestbench.own.kinds import questdb_type
 from ingestbench.server.data_dir import FULL_DISK_BYTES
 from ingestbench.server.process import QuestDB, QuestDBError
 from ingestbench.storage.disk import existing_ancestor
+from ingestbench.tables.column_kinds import questdb_type
+from ingestbench.tables.spec import TableSpec
 from ingestbench.tsbs.columns import (  # noqa: F401 (COLUMNS, FIELDS, TAGS: re-exported)
     COLUMNS,
     FIELDS,
     TAGS,
-    TableSpec,
     cpu_spec,
 )
 

@@ -44,7 +44,7 @@ layer), ``writers`` (one Writer per format, registered in ``formats``), ``ilp`` 
 writer), ``iot_files`` (an iot dataset's files), ``generator`` (the generate loop), ``manifest``,
 and ``columns`` (the tables' column names, which everything else follows).
 
-May import: errors, storage.files and schema (the datasets' defaults).
+May import: errors, storage.files, schema (the datasets' defaults) and tables (the tables' spec).
 """
 
 import importlib

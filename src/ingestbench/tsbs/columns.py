@@ -1,11 +1,14 @@
 """The TSBS tables' columns: the one list the generators, the tables, the readers and the
-validation all follow. Light on purpose (the standard library only), so anything may import it."""
+validation all follow, as `TableSpec`s (ingestbench.tables.spec). Light on purpose (the standard
+library only), so anything may import it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from ingestbench.tables.spec import TIMESTAMP, TableSpec
 
 #: Tags (QuestDB SYMBOL), hostname first, in TSBS order.
 TAGS: tuple[str, ...] = (
@@ -33,33 +36,8 @@ FIELDS: tuple[str, ...] = (
     "usage_guest",
     "usage_guest_nice",
 )
-#: The designated timestamp.
-TIMESTAMP = "timestamp"
 #: Every column in file and table order.
 COLUMNS: tuple[str, ...] = (*TAGS, *FIELDS, TIMESTAMP)
-#: The partition unit of a table that names none (QuestDB's own default for ILP's tables).
-DEFAULT_PARTITION = "DAY"
-
-
-@dataclass(frozen=True)
-class TableSpec:
-    """One table of a dataset: its default name, tags (SYMBOL), fields and their kinds
-    ("double" or "long"), and the designated timestamp. The cpu use case has one, iot two."""
-
-    table: str
-    tags: tuple[str, ...]
-    fields: tuple[str, ...]
-    kinds: tuple[str, ...]  # per field: "double" (DOUBLE) or "long" (LONG)
-    timestamp: str = TIMESTAMP
-    nullable: bool = False  # tags and fields may be null (iot); the cpu table has no null
-    partition_by: str = DEFAULT_PARTITION  # HOUR, DAY, WEEK, MONTH or YEAR (WAL needs one)
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return (*self.tags, *self.fields, self.timestamp)
-
-    def kind(self, field: str) -> str:
-        return self.kinds[self.fields.index(field)]
 
 
 #: The cpu use case's one table, as its dataset and records name it (on a server it may be named

@@ -23,7 +23,8 @@ import polars as pl
 import pyarrow as pa
 
 from ingestbench.storage.files import atomic_paths
-from ingestbench.tsbs.columns import IOT_TABLES, TableSpec, table_file
+from ingestbench.tables.spec import TableSpec
+from ingestbench.tsbs.columns import IOT_TABLES, table_file
 from ingestbench.tsbs.hosts import ROW_GROUP_ROWS
 from ingestbench.tsbs.ilp import SUB_CHUNK_ROWS, double_text, write_lines
 from ingestbench.tsbs.manifest import (

@@ -34,7 +34,8 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pyarrow as pa
 
-from ingestbench.tsbs.columns import DIAGNOSTICS, READINGS, TableSpec
+from ingestbench.tables.spec import TableSpec
+from ingestbench.tsbs.columns import DIAGNOSTICS, READINGS
 from ingestbench.tsbs.hosts import ROW_GROUP_ROWS
 from ingestbench.tsbs.params import DatasetParams
 from ingestbench.tsbs.truck_batches import BatchLayer

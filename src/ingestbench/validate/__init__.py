@@ -20,9 +20,8 @@ What they share (DuckDB connections, quoting, and timestamps as epoch microsecon
 strings with microsecond precision when shown) is in ingestbench.columnar.duckdb_sql, which a user's
 own file's counts use too.
 
-May import: errors, storage.files, tsbs, server, results.records, columnar.duckdb_sql, datasets
-(each source as its kind reads it), own.spec and own.kinds (the "columns" checks of a user's
-table).
+May import: errors, storage.files, tables, tsbs, server, results.records, columnar.duckdb_sql,
+datasets (each source as its kind reads it), own.spec (the "columns" checks of a user's table).
 """
 
 from ingestbench.columnar.duckdb_sql import export_relation, iso_us

@@ -29,7 +29,8 @@ from ingestbench.errors import UserError
 from ingestbench.results.records import SCHEMA_VERSION
 from ingestbench.server.process import QuestDB
 from ingestbench.storage.files import write_json_atomic
-from ingestbench.tsbs.columns import TableSpec, cpu_spec
+from ingestbench.tables.spec import TableSpec
+from ingestbench.tsbs.columns import cpu_spec
 
 log = logging.getLogger(__name__)
 

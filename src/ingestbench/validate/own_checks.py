@@ -28,9 +28,9 @@ from ingestbench.columnar.duckdb_sql import (
     own_relation,
     own_unreadable,
 )
-from ingestbench.own.kinds import NUMERIC_KINDS, STRING_KINDS
 from ingestbench.own.spec import OwnTableSpec
 from ingestbench.server.process import QuestDB
+from ingestbench.tables.column_kinds import NUMERIC_KINDS, STRING_KINDS
 
 
 def _stats(kind: str, designated: bool) -> tuple[str, ...]:

@@ -23,7 +23,8 @@ from ingestbench.columnar.duckdb_sql import (
 )
 from ingestbench.datasets import of_spec
 from ingestbench.errors import UserError
-from ingestbench.tsbs.columns import TIMESTAMP, TableSpec, cpu_spec
+from ingestbench.tables.spec import TableSpec
+from ingestbench.tsbs.columns import TIMESTAMP, cpu_spec
 
 
 def _normalised_select(relation: str, types: dict[str, str], spec: TableSpec) -> str:

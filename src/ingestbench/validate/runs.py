@@ -10,7 +10,7 @@ from typing import Any
 from ingestbench.datasets import of_run
 from ingestbench.errors import UserError
 from ingestbench.results.records import SCHEMA_VERSION, RunFile, run_from_dict
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.tables.spec import TableSpec
 from ingestbench.validate.aggregates import expected_aggregates, numeric_fields
 from ingestbench.validate.rows import row_level_comparison
 

@@ -14,7 +14,8 @@ from typing import Any
 from ingestbench.columnar.arrow import arrow_to_pandas, from_arrow, rechunk
 from ingestbench.datasets import of_spec
 from ingestbench.errors import UserError
-from ingestbench.tsbs.columns import TableSpec, cpu_spec
+from ingestbench.tables.spec import TableSpec
+from ingestbench.tsbs.columns import cpu_spec
 
 log = logging.getLogger(__name__)
 CSV_TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S%.fZ"  # as the generator writes it (ISO 8601, UTC)

@@ -25,7 +25,8 @@ from ingestbench.ingest.frames.pipeline import ChunkStream
 from ingestbench.ingest.frames.readers import head, iter_frames, read_frame
 from ingestbench.ingest.timing import Clock
 from ingestbench.server.process import QuestDB
-from ingestbench.tsbs.columns import CPU_TABLE, TableSpec, cpu_spec, table_files
+from ingestbench.tables.spec import TableSpec
+from ingestbench.tsbs.columns import CPU_TABLE, cpu_spec, table_files
 from ingestbench.variants import Variant
 
 # Each repeat connects fresh senders on purpose (a repeat is a whole ingestion), so the client's

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ingestbench.ingest.methods.base import Job, Method, dataframe_into
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.tables.spec import TableSpec
 
 
 class Dataframe(Method):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from questdb import TimestampNanos
 
 from ingestbench.ingest.methods.base import Job, Method
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.tables.spec import TableSpec
 
 
 def _fields(frame, spec: TableSpec) -> list[str]:

@@ -33,7 +33,7 @@ from ingestbench.ingest.methods.base import (
 )
 from ingestbench.ingest.timing import Clock
 from ingestbench.ingest.workers import collect, gather, watched
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.tables.spec import TableSpec
 
 
 class Threads(Method):

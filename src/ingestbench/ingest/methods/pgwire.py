@@ -25,7 +25,7 @@ from ingestbench.ingest.methods.base import (
     Unsupported,
 )
 from ingestbench.server.handle import QuestDB
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.tables.spec import TableSpec
 
 #: SQLAlchemy's PostgreSQL dialect over psycopg 3, taught QuestDB's table list (dialect below).
 DIALECT = "postgresql+questdb_psycopg"

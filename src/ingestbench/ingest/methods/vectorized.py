@@ -38,7 +38,7 @@ from ingestbench.ingest.methods.base import (
 )
 from ingestbench.ingest.methods.ilp_file import as_user_error, open_connections
 from ingestbench.ingest.timing import Clock
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.tables.spec import TableSpec
 
 #: Rows encoded and sent at a time, within a chunk. Over TCP a piece of
 #: 25k rows (about 10 MiB of ILP) held RSS at 490-580 MiB against 730-890 for whole 100k-row

@@ -1,5 +1,6 @@
-"""The kinds of own-data columns and the QuestDB type of each (light: the standard library
-only, so the DDL imports it without pyarrow)."""
+"""The kinds a table's column can be, and the QuestDB type of each: TSBS's fields are "double" or
+"long", own data's columns any of them (light: the standard library only, so the DDL imports it
+without pyarrow)."""
 
 #: kind -> QuestDB type. A kind is what the readers, the DDL and the validation agree on.
 QUESTDB_TYPES = {

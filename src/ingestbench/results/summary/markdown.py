@@ -11,8 +11,8 @@ import pandas as pd
 
 from ingestbench.results.ceiling import wire_ceilings
 from ingestbench.results.profile_text import profile_lines
-from ingestbench.results.summary_readers import readers_lines
-from ingestbench.results.summary_rows import MIB, TO_SQL, measured
+from ingestbench.results.summary.readers import readers_lines
+from ingestbench.results.summary.rows import MIB, TO_SQL, measured
 from ingestbench.variants import CAPPED_METHODS
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ingestbench.own.kinds import decimal_kinds
+from ingestbench.catalogue import METHODS
 from ingestbench.own.spec import OwnTableSpec
-from ingestbench.variants import SERVER_METHODS, Variant
+from ingestbench.tables.column_kinds import decimal_kinds
+from ingestbench.variants import Variant
 
 #: strptime directives -> QuestDB's timestamp pattern letters (its CSV import's `pattern`).
 _PATTERN = {"%Y": "yyyy", "%m": "MM", "%d": "dd", "%H": "HH", "%M": "mm", "%S": "ss",
@@ -38,25 +39,24 @@ def questdb_pattern(strptime: str) -> str | None:
     return "".join(out)
 
 
-def unsupported_reason(
-    variant: Variant, spec: OwnTableSpec, manifest: dict[str, Any]
-) -> str | None:
+def why_cannot_load(variant: Variant, spec: OwnTableSpec, manifest: dict[str, Any]) -> str | None:
     """Why `variant` cannot load this table (one clause), or None when it applies. A row loop
     applies to any size: `rows_cap` caps it to the file's first rows, as on TSBS data."""
     src, method = spec.source, variant.method
+    server_import = METHODS[method].family == "server"  # QuestDB reads the file itself
     if variant.format not in ("ilp", src.format):
         return f"the file is {src.format} and this variant reads {variant.format}"
     empty = manifest.get("rows_without_values", 0)
-    if empty and method not in SERVER_METHODS:
+    if empty and not server_import:
         return (
             f"{empty:,} row(s) have a null in every column besides the symbols and timestamp, "
             f"and an ILP line needs a value (the server's imports take such rows)"
         )
     if method == "ilp_file" and decimal_kinds(spec.kinds):
         return "the ILP text is protocol 1, which carries no decimal (the client paths send 3)"
-    if method == "vectorized" and (decimals := decimal_kinds(spec.kinds)):
+    if METHODS[method].protocol_2 and (decimals := decimal_kinds(spec.kinds)):
         return (
-            f"the vectorized encoder writes ILP protocol 2, which carries no decimal, and the "
+            f"the {method} method writes ILP protocol 2 itself, which carries no decimal, and the "
             f"table has a {decimals[0].upper()} column (the dataframe method sends 3)"
         )
     if method == "server_parquet" and src.directory:
@@ -75,7 +75,7 @@ def unsupported_reason(
             f"QuestDB's read_parquet() reads a uint32 column as a signed INT, so values from "
             f"2^31 on arrive negative (column {wrapped[0]!r})"
         )
-    if method in ("server_csv", "server_copy"):
+    if server_import and variant.format == "csv":  # QuestDB's CSV imports: /imp and COPY
         return _csv_import_reason(spec, manifest, method)
     return None
 

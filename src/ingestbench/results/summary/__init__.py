@@ -1,8 +1,10 @@
 """Turn run and validation files into results/summary.csv and results/summary.md.
 
-One row per dataset and variant: its figures (`summary_rows`, where each is defined), checked
-against the settings the config gives it (`summary_settings`), written as CSV here and as
-readable tables (`summary_markdown`).
+One row per dataset and variant: its figures (`rows`, where each is defined; a run with readers
+beside it has columns of its own, `readers`), checked against the settings the config gives it
+(`settings`), written as CSV here and as readable tables (`markdown`).
+
+Within results, may import: records, ceiling, profile_text.
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ from ingestbench.results.profile_text import (
     recommendations,
 )
 from ingestbench.results.records import RunFile, SummaryRow, read_run
-from ingestbench.results.summary_markdown import to_markdown
-from ingestbench.results.summary_readers import add_readers_columns
-from ingestbench.results.summary_rows import (
+from ingestbench.results.summary.markdown import to_markdown
+from ingestbench.results.summary.readers import add_readers_columns
+from ingestbench.results.summary.rows import (
     MEASURED,
     STATUS,
     UNSUPPORTED,
@@ -38,7 +40,7 @@ from ingestbench.results.summary_rows import (
     to_sql_speedups,
     warmup_columns,
 )
-from ingestbench.results.summary_settings import check_settings
+from ingestbench.results.summary.settings import check_settings
 from ingestbench.storage.files import load_json, write_json_atomic, write_text_atomic
 
 log = logging.getLogger(__name__)

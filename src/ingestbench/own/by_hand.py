@@ -27,7 +27,7 @@ def describe_by_hand(
     """(the file the variant reads, the manifest) for the user's file at `data`."""
     from ingestbench.own.ilp import write_ilp
     from ingestbench.own.manifest import spec_of, write_own_manifest
-    from ingestbench.own.methods import ilp_text_possible
+    from ingestbench.own.support import ilp_text_possible
 
     if not data.exists():
         raise OwnDataError(f"{data} does not exist; point --data at a Parquet or CSV file.")

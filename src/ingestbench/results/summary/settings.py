@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ingestbench.results.records import RunFile
-from ingestbench.results.summary_rows import SummaryError
+from ingestbench.results.summary.rows import SummaryError
 from ingestbench.workflow.rule_inputs import settings_differences
 
 

@@ -17,7 +17,7 @@ while the repeats ran are sorted two ways (the JVM's are left out):
 Needs perf (Debian: linux-perf) and the right to sample (root, or kernel.perf_event_paranoid at
 most 1).
 
-    .venv/bin/python benchmarks/bench_client_profile.py   # or: make bench-client-profile
+    .venv/bin/python benchmarks/bench_client_perf.py   # or: make bench-client-perf
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def main() -> None:
         sys.exit(
             "perf is not installed; install it (Debian: apt-get install linux-perf), then rerun."
         )
-    with tempfile.TemporaryDirectory(prefix="ingestbench-profile-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="ingestbench-perf-") as tmp:
         data = Path(tmp) / "perf.data"
         child = [sys.executable, __file__, "--child", *sys.argv[1:]]
         record = [perf, "record", "-k", "CLOCK_MONOTONIC", "-F", "997", "-g", "-q", "-o", str(data)]

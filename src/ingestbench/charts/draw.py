@@ -385,5 +385,10 @@ def render_chart_files(
     name: str, summary_csv: Path, environment_json: Path | None, outputs, dpi: int = DPI
 ) -> None:
     df = read_summary(summary_csv)
+    df.attrs["paced_csv"] = Path(summary_csv).with_name("paced.csv")  # paced: its own table
     env = load_json(environment_json, "environment file") if environment_json else None
     render_chart(name, df, env, outputs, dpi)
+
+
+# Paced ingestion's chart registers itself (it imports `draws` from here).
+from ingestbench.paced import chart as _paced_chart  # noqa: E402, F401

@@ -15,6 +15,7 @@ CHARTS: dict[str, str] = {
     "parquet_vs_csv": "Parquet vs CSV",
     "batch_sweep": "Batch size",
     "cpu": "CPU per row",
+    "paced": "Paced latency",  # drawn by ingestbench.paced.chart, from paced.csv
 }
 #: Every chart is written in each of these formats.
 CHART_FORMATS = ("png", "svg")

@@ -16,13 +16,12 @@ from __future__ import annotations
 import dataclasses
 import logging
 import shutil
-
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ingestbench.config import Settings
+from ingestbench.config import QuestDBSettings
 from ingestbench.errors import UserError
 from ingestbench.paced.latency import StepFigures, step_figures
 from ingestbench.paced.names import PACED_FORMAT, PacedPath
@@ -54,7 +53,9 @@ class Step:
 
 
 def paced_job(
-    settings: Settings,
+    server: QuestDBSettings,
+    table: str,
+    protocol: int,
     paced: PacedSettings,
     path: PacedPath,
     parquet: Path,
@@ -70,11 +71,10 @@ def paced_job(
     from ingestbench.server.configured import questdb_server
 
     manifest = load_json(manifest_path, "dataset manifest")
-    spec = _spec(manifest, parquet, settings.table)
+    spec = _spec(manifest, parquet, table)
     frame = _frame(parquet, path, spec, paced.step_rows)
-    with questdb_server(settings.questdb, jar, server_log) as qdb:
-        steps = run_steps(qdb, path, spec, frame, paced, settings.ilp_protocol_version,
-                          parquet, work_dir)  # fmt: skip
+    with questdb_server(server, jar, server_log) as qdb:
+        steps = run_steps(qdb, path, spec, frame, paced, protocol, parquet, work_dir)
         version = qdb.version()
     doc = {
         "record_version": RECORD_VERSION,
@@ -113,8 +113,8 @@ def run_steps(
         if planned_s > paced.max_step_s:
             log.warning("%s: step %s skipped: it would last %.0f s (paced.max_step_s %.0f)",
                         path.name, step.name, planned_s, paced.max_step_s)  # fmt: skip
-            out.append({**dataclasses.asdict(step), "skipped": (
-                f"it would last {planned_s:.0f} s, over paced.max_step_s ({paced.max_step_s:g})")})
+            why = f"it would last {planned_s:.0f} s, over paced.max_step_s ({paced.max_step_s:g})"
+            out.append({**dataclasses.asdict(step), "skipped": why})
             continue
         out.append(run_step(qdb, path, spec, frame, paced, protocol, step, parquet, work_dir))
     return out
@@ -239,5 +239,3 @@ def fresh_dir(path: Path) -> Path:
     shutil.rmtree(path, ignore_errors=True)
     Path(path).mkdir(parents=True)
     return Path(path)
-
-

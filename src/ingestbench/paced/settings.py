@@ -80,7 +80,7 @@ def check(config: Mapping[str, Any]) -> list[str]:
     if not section["rates_of_max"] and not section["rates_rows_per_s"]:
         problems.append(
             "paced has no rate (rates_of_max and rates_rows_per_s are both empty); give at "
-            "least one, e.g. rates_of_max: [0.5, 1.0]."
+            "least one, such as rates_of_max: [0.5, 1.0]."
         )
     need = max(section["step_arrivals"], section["warmup_arrivals"]) * section["arrival_rows"]
     for d in config.get("datasets", []):
@@ -110,3 +110,17 @@ def _tsbs_rows(d: Mapping[str, Any]) -> int:
     if "epochs" in d:
         return int(d["scale"]) * int(d["epochs"])
     return math.ceil(int(d["rows"]) / int(d["scale"])) * int(d["scale"])
+
+
+def rule_settings(config: Mapping[str, Any], variant: str) -> dict[str, Any]:
+    """What the paced job of `variant` runs under, config-shaped: its params (a change reruns
+    it) and, over the keys without effect, all it reads."""
+    from ingestbench.config import benchmark_config
+
+    return {
+        "paced": {k: v for k, v in config["paced"].items() if k != "paths"},
+        "variant": variant,
+        "ilp_protocol_version": config["ilp_protocol_version"],
+        "table": config["table"],
+        "questdb": benchmark_config(config)["questdb"],
+    }

@@ -1,0 +1,74 @@
+# Paced ingestion (docs/methodology.md#paced-ingestion), included when the config has a `paced`
+# section: one job per dataset, path and flush mode on a fresh QuestDB (resource `questdb`, so
+# no two overlap), then every step's figures in paced.csv; the summary adds each path's highest
+# sustained rate, the chart rules draw the paced chart from paced.csv.
+
+import os
+
+from snakemake.exceptions import WorkflowError
+
+from ingestbench.paced.settings import check, paced_paths, rule_settings
+
+# The section's problems, before any job runs (the preflight reports the same).
+if _paced_problems := check(config):
+    raise WorkflowError("\n".join(_paced_problems))
+
+PACED = [p.name for p in paced_paths(config)]
+
+
+wildcard_constraints:
+    paced="[a-z_]+-[a-z_]+-parquet-[a-z]+-f[a-z]+",
+
+
+def paced_records():
+    return [
+        f"{RESULTS}/paced/{ds}/{name}.json" for ds in DATASET_CONFIGS for name in PACED
+    ]
+
+
+rule paced:
+    input:
+        parquet=lambda w: dataset_path(w.dataset, "parquet"),
+        manifest=f"{DATA}/{{dataset}}.manifest.json",
+        jar=questdb_jar_input(),
+    output:
+        f"{RESULTS}/paced/{{dataset}}/{{paced}}.json",
+    log:
+        server=f"{RESULTS}/logs/questdb/paced/{{dataset}}/{{paced}}.log",
+        job=f"{RESULTS}/logs/paced/{{dataset}}/{{paced}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/paced/{{dataset}}/{{paced}}.tsv"
+    conda:
+        "../envs/ingestbench.yaml"
+    # The whole machine: a paced step measures latency, which any neighbour would add to.
+    threads: os.cpu_count() or 1
+    resources:
+        questdb=1,
+        external_questdb=1 if config["questdb"]["mode"] == "external" else 0,
+    params:
+        settings=lambda w: rule_settings(config, w.paced),
+        work_dir=lambda w: f"{RESULTS}/tmp/paced/{w.dataset}/{w.paced}",
+        code=script_code("paced.py"),
+    script:
+        "../scripts/paced.py"
+
+
+rule paced_table:
+    input:
+        records=paced_records(),
+    output:
+        csv=report(
+            f"{RESULTS}/paced.csv",
+            caption="../report/paced.rst",
+            category="Paced",
+        ),
+    log:
+        f"{RESULTS}/logs/paced_table.log",
+    localrule: True
+    conda:
+        "../envs/ingestbench.yaml"
+    params:
+        settings={},
+        code=script_code("paced_table.py"),
+    script:
+        "../scripts/paced_table.py"

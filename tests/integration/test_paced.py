@@ -53,26 +53,26 @@ def test_every_flush_mode_validates_row_for_row(questdb, tiny_dataset, tmp_path,
 
 
 def test_a_step_beyond_the_path_is_marked_and_its_latency_grows(questdb, tiny_dataset):
-    """Offered five times what the path does unpaced: the producer falls behind its schedule,
-    the step is not sustained, and each arrival waits longer than the one before."""
+    """Offered ten times what the path does unpaced: the producer falls behind its schedule,
+    the step is not sustained, and each arrival waits longer than the one before (sampled
+    every 20 ms here, so that a short step's growth is well above the resolution)."""
     path = PacedPath("pandas", "rows", "http", "arrival")
-    settings = paced_settings(arrival_rows=20, step_arrivals=100)
+    settings = paced_settings(arrival_rows=5, step_arrivals=400, sample_interval_s=0.02)
     frame = frame_of(tiny_dataset)
     table = cpu_spec(table="paced_beyond")
-    questdb.sql(f"DROP TABLE IF EXISTS {table.table}")
     from ingestbench.server.table import recreate_table
 
     recreate_table(questdb, table)
-    unpaced = measure_step(questdb, path, table, frame, settings, 2, Step("u", "unpaced", 100))
+    unpaced = measure_step(questdb, path, table, frame, settings, 2, Step("u", "unpaced", 400))
     recreate_table(questdb, table)
-    rate = 5 * unpaced.achieved_rows_per_s
+    rate = 10 * unpaced.achieved_rows_per_s
     beyond = measure_step(questdb, path, table, frame, settings, 2,
-                          Step("b", "paced", 100, rate))  # fmt: skip
+                          Step("b", "paced", 400, rate))  # fmt: skip
     assert not beyond.keeps_up and not beyond.sustained
     assert beyond.achieved_rows_per_s < 0.99 * rate
     assert beyond.rising
     assert beyond.last_quarter_p50_s > beyond.first_quarter_p50_s + 2 * settings.sample_interval_s
-    assert not beyond.within(settings.latency_bound_s) or beyond.latency["p99"] <= 1.0
+    assert beyond.latency["max"] > beyond.latency["p50"]
 
 
 def test_a_step_within_the_path_is_sustained(questdb, tiny_dataset, tmp_path):

@@ -53,6 +53,12 @@ include: "rules/dtypes.smk"
 include: "rules/over_time.smk"
 
 
+# Paced ingestion, when the config has a `paced` section (configs/paced.yaml).
+if config.get("paced"):
+
+    include: "rules/paced.smk"
+
+
 # Before any job runs (not in a dry run): stop if the run cannot fit on the disk.
 onstart:
     try:
@@ -69,3 +75,4 @@ rule all:
         f"{RESULTS}/published_comparison.md",
         charts_files(),
         readers_charts(),
+        paced_charts() if config.get("paced") else [],

@@ -47,6 +47,8 @@ rule summarize:
         environment=f"{RESULTS}/environment.json",
         # Each dataset's profile: an own dataset's manifest, a TSBS dataset's expected file.
         profiles=profile_sources(),
+        # Paced ingestion's steps (rules/paced.smk), when the config has a `paced` section.
+        paced=f"{RESULTS}/paced.csv" if config.get("paced") else [],
     output:
         csv=report(
             f"{RESULTS}/summary.csv",

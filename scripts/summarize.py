@@ -20,6 +20,10 @@ def main(sm) -> None:
         profile_paths=[Path(p) for p in sm.input.profiles],
         profiles_path=Path(sm.output.profiles),
     )
+    if sm.input.paced:  # paced ingestion: its rows and section (ingestbench.paced.summary)
+        from ingestbench.paced.summary import extend_summary
+
+        extend_summary(Path(sm.input.paced), Path(sm.output.csv), Path(sm.output.md))
 
 
 # Guarded: methods that spawn processes re-import this module.

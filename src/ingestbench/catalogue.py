@@ -207,7 +207,8 @@ CATALOGUE: tuple[Method, ...] = (
         chunked=True,
         warms_up=True,
         protocol_2=True,
-        flush_modes=("arrival",),
+        # No client buffer: a streaming user buffers the encoded arrivals by the same rules.
+        flush_modes=FLUSH_MODES,
         resend=(
             "over TCP: nothing is acknowledged, so after an error it reconnects and resends "
             "from the last piece it finished writing"

@@ -13,8 +13,8 @@ It checks, after the schema (ingestbench.config):
   the datasets that leave variants out, and why);
 - each section of SECTION_CHECKS, the hook where a section's own checks join.
 
-May import: errors, config, variants, catalogue, datasets, own and server.access (the
-credentials' variables).
+May import: errors, config, variants, catalogue, datasets, own, server.access (the
+credentials' variables) and paced.settings (the paced section's checks).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from typing import Any
 from ingestbench.catalogue import METHODS
 from ingestbench.config import ConfigError, load_config, validate_config
 from ingestbench.errors import UserError
+from ingestbench.paced import settings as paced
 from ingestbench.variants import as_list, expand_spec
 
 #: A section's own checks: the validated config in, one sentence per problem out (naming the key,
@@ -37,7 +38,7 @@ from ingestbench.variants import as_list, expand_spec
 SectionCheck = Callable[[Mapping[str, Any]], list[str]]
 #: (top-level key, its check), in the order they are reported. A new config section adds its
 #: semantic checks here (docs/development.md, "Checking a new config key").
-SECTION_CHECKS: list[tuple[str, SectionCheck]] = []
+SECTION_CHECKS: list[tuple[str, SectionCheck]] = [("paced", paced.check)]
 
 #: The project's own top-level folders: a run's results or data there would overwrite what the
 #: project ships (the committed reference run, the docs, the code). A fixed list, since a test's

@@ -65,7 +65,6 @@ class Variant:
     workers: int = 1
     batch_rows: int | None = None
     chunk_rows: int | None = READ_CHUNK_ROWS  # None: read the whole file at once
-    flush: str | None = None  # the paced experiment's flush mode (catalogue.FLUSH_MODES)
 
     def __post_init__(self) -> None:
         if not catalogue.METHODS[self.method].chunked and self.chunk_rows is not None:
@@ -81,10 +80,10 @@ class Variant:
             "chunk_rows": (WHOLE_FILE if self.chunk_rows is None else self.chunk_rows)
             if method.chunked and self.chunk_rows != READ_CHUNK_ROWS
             else None,
-            "flush": self.flush,
         }
+        # (the flush mode's suffix is a paced path's: ingestbench.paced.names)
         suffixes = [f"{letter}{values[field]}" for letter, field in catalogue.NAME_SUFFIXES.items()
-                    if values[field] is not None]  # fmt: skip
+                    if values.get(field) is not None]  # fmt: skip
         return "-".join([self.library, self.method, self.format, self.transport, *suffixes])
 
     def sort_key(self) -> tuple:
@@ -92,10 +91,7 @@ class Variant:
         return tuple((v is not None, v) for v in astuple(self))
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"name": self.name, **asdict(self)}
-        if self.flush is None:
-            del out["flush"]  # a backfill variant's record stays as it always was
-        return out
+        return {"name": self.name, **asdict(self)}
 
 
 def as_list(value: Any, default: Any = None) -> list:
@@ -113,7 +109,6 @@ def make_variant(
     workers=None,
     batch_rows=None,
     chunk_rows=None,
-    flush=None,
 ):
     """Normalise one combination; return None when it makes no sense (the single exclusion rule,
     read off the method's catalogue record).
@@ -121,7 +116,7 @@ def make_variant(
     `chunk_rows`: rows per chunk, "all" for whole-file mode, None for the default.
     """
     m = catalogue.METHODS.get(method)
-    if m is None or fmt not in m.formats or (flush is not None and flush not in m.flush_modes):
+    if m is None or fmt not in m.formats:
         return None
     if m.family == "server":
         # The server reads the file: no client library, its own format, always over HTTP/SQL.
@@ -141,7 +136,6 @@ def make_variant(
         workers=(workers or DEFAULT_WORKERS) if m.workers else 1,
         batch_rows=(batch_rows or m.batch_rows) if m.batch_rows else None,
         chunk_rows=chunk if m.chunked else None,
-        flush=flush,
     )
 
 
@@ -179,10 +173,11 @@ def parse_variant_name(name: str) -> Variant:
     settings: dict[str, Any] = {}
     try:
         for extra in parts[4:]:
-            field = catalogue.NAME_SUFFIXES[extra[:1]]
-            value = extra[1:]
-            numeric = field != "flush" and not (field == "chunk_rows" and value == WHOLE_FILE)
-            settings[field] = int(value) if numeric else value
+            field, value = catalogue.NAME_SUFFIXES[extra[:1]], extra[1:]
+            if field not in ("workers", "batch_rows", "chunk_rows"):
+                raise ValueError(field)  # a paced path's suffix: not a backfill variant
+            whole = field == "chunk_rows" and value == WHOLE_FILE
+            settings[field] = value if whole else int(value)
     except (KeyError, ValueError):
         raise ValueError(f"not a valid variant name: {name!r}") from None
     variant = make_variant(*parts[:4], **settings)

@@ -27,14 +27,17 @@ PAGE = REPO / "src" / "ingestbench" / "publish" / "page"
 
 @pytest.fixture(scope="module")
 def rule_outputs(tmp_path_factory) -> dict[str, list[str]]:
-    """{rule: its outputs} of the workflow as Snakemake parses it (the default config)."""
+    """{rule: its outputs} of the workflow as Snakemake parses it (the default config with the
+    paced experiment's section, whose rules draw the paced charts)."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
 
     with SnakemakeApi(OutputSettings()) as api:
         workflow = api.workflow(
             resource_settings=ResourceSettings(cores=1),
-            config_settings=ConfigSettings(configfiles=[REPO / "config.yaml"]),
+            config_settings=ConfigSettings(
+                configfiles=[REPO / "config.yaml", REPO / "configs" / "paced.yaml"]
+            ),
             snakefile=REPO / "Snakefile",
             workdir=REPO,
         )

@@ -28,7 +28,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any, Literal
 
-SOURCES = ("summary", "readers", "dtype_matrix", "page")
+SOURCES = ("summary", "paced", "readers", "dtype_matrix", "page")
 #: A report chart's files, unless its entry says otherwise.
 CHART_FORMATS = ("png", "svg")
 
@@ -54,6 +54,8 @@ CHARTS: dict[str, Chart] = {
     "parquet_vs_csv": Chart("Parquet vs CSV", "summary", report=_DRAW + "parquet_vs_csv"),
     "batch_sweep": Chart("Batch size", "summary", report=_DRAW + "batch_sweep"),
     "cpu": Chart("CPU per row", "summary", report=_DRAW + "cpu"),
+    # From paced.csv beside the summary, in a run with a paced section (rules/paced.smk).
+    "paced": Chart("Paced latency", "paced", report=_DRAW + "paced"),
     "throughput_over_time": Chart(
         "Throughput over time",
         "readers",

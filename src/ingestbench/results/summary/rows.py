@@ -54,7 +54,8 @@ class SummaryError(UserError):
 
 def measured(df: pd.DataFrame) -> pd.DataFrame:
     """The rows of runs that measured something (all but the unsupported)."""
-    return df[df[STATUS] != UNSUPPORTED] if STATUS in df else df
+    # Paced rows (status "paced", ingestbench.paced.summary) are no backfill measurement.
+    return df[~df[STATUS].isin((UNSUPPORTED, "paced"))] if STATUS in df else df
 
 
 def _num(value: Any) -> float:

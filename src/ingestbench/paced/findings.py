@@ -1,0 +1,100 @@
+"""A finished paced run as a findings folder: `python -m ingestbench.paced.findings RESULTS OUT
+--command "..." --load-before "..." --load-after "..."` writes OUT/README.md (the command,
+machine, commit, date, the machine's load, each job's wall time, the summary's paced section
+and every step's main figures) and copies paced.csv and the chart beside it."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import shutil
+from pathlib import Path
+
+from ingestbench.paced.summary import latency_text, markdown
+from ingestbench.paced.table import read_paced_table
+from ingestbench.storage.files import load_json, write_text_atomic
+
+
+def job_seconds(results: Path) -> list[tuple[str, float]]:
+    """Each paced job's wall time, from Snakemake's benchmark files."""
+    out = []
+    for tsv in sorted((results / "benchmarks" / "paced").rglob("*.tsv")):
+        with open(tsv) as f:
+            row = next(csv.DictReader(f, delimiter="\t"))
+        out.append((tsv.stem, float(row["s"])))
+    return out
+
+
+def steps_table(results: Path) -> list[str]:
+    df = read_paced_table(results / "paced.csv")
+    df = df[df["kind"] != "warmup"]
+    lines = ["| variant | step | offered rows/s | achieved rows/s | p50 | p99 | p99.9 | max | "
+             "service p50 | service p99 | sustained |", "|---|---|---:|---:|---:|---:|---:|---:|"
+             "---:|---:|---|"]  # fmt: skip
+    for _, r in df.iterrows():
+        if isinstance(r["skipped"], str):
+            lines.append(f"| {r['variant']} | {r['step']} | {r['offered_rows_per_s']:,.0f} | "
+                         f"skipped: {r['skipped']} | | | | | | | |")  # fmt: skip
+            continue
+        res = r["resolution_s"]
+        offered = "unpaced" if r["kind"] == "unpaced" else f"{r['offered_rows_per_s']:,.0f}"
+        lat = [latency_text(r[f"latency_{k}_s"], res) for k in ("p50", "p99", "p999", "max")]
+        service = [f"{r[f'service_{k}_s'] * 1000:.1f} ms" for k in ("p50", "p99")]
+        verdict = "yes" if r["sustained"] else "no (behind)" if not r["keeps_up"] else "no (rising)"
+        lines.append(f"| {r['variant']} | {r['step']} | {offered} | "
+                     f"{r['achieved_rows_per_s']:,.0f} | {' | '.join(lat)} | "
+                     f"{' | '.join(service)} | {verdict} |")  # fmt: skip
+    return lines
+
+
+def write_findings(results: Path, out: Path, command: str, load: tuple[str, str]) -> None:
+    env = load_json(results / "environment.json", "environment file")
+    machine, workflow = env.get("machine", {}), env.get("workflow", {})
+    out.mkdir(parents=True, exist_ok=True)
+    jobs = job_seconds(results)
+    total = sum(s for _, s in jobs)
+    lines = [
+        "# Paced ingestion: latency at a set rate, and the highest rate each path sustains",
+        "",
+        f"- Command: `{command}` (from a fresh clone)",
+        f"- Machine: {machine.get('cpu_model')}, {machine.get('cores_logical')} cores, "
+        f"{machine.get('ram_bytes', 0) / 2**30:.0f} GiB RAM, {machine.get('os')}",
+        f"- Commit: {workflow.get('git_commit') or workflow.get('commit')}"
+        f"{' (dirty)' if workflow.get('git_dirty') else ''}",
+        f"- Date: {env.get('timestamp_utc')} (UTC); "
+        f"QuestDB {env.get('questdb', {}).get('version')}",
+        f"- Load before (`uptime`): {load[0]}",
+        f"- Load after (`uptime`): {load[1]}",
+        "- The machine was shared with other agents' work (other servers and test runs): every "
+        "figure here is a 2-core machine under that load, not a quiet one.",
+        f"- Paced jobs: {len(jobs)}, {total / 60:.1f} min of job wall time in all "
+        f"({', '.join(f'{n} {s:.0f} s' for n, s in jobs)})",
+        "",
+        markdown(read_paced_table(results / "paced.csv")).lstrip("\n").replace(
+            "## Paced ingestion", "## Summary (summary.md's paced section)", 1),
+        "## Every step (paced.csv; the warm-up left out)",
+        "",
+        *steps_table(results),
+        "",
+    ]  # fmt: skip
+    write_text_atomic(out / "README.md", "\n".join(lines))
+    shutil.copy(results / "paced.csv", out / "paced.csv")
+    for ext in ("png", "svg"):
+        chart = results / "plots" / f"paced.{ext}"
+        if chart.is_file():
+            shutil.copy(chart, out / chart.name)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", type=Path)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--command", required=True)
+    parser.add_argument("--load-before", required=True)
+    parser.add_argument("--load-after", required=True)
+    a = parser.parse_args(argv)
+    write_findings(a.results, a.out, a.command, (a.load_before, a.load_after))
+
+
+if __name__ == "__main__":
+    main()

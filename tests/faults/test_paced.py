@@ -1,0 +1,103 @@
+"""Paced ingestion's slow tier (`make test-faults`): a server paused for 1 s in the middle of a
+step shows in the step's maximum latency, the client's auto-flush by interval waits for an
+arrival, and the paths the integration tier leaves out land row for row. Each test starts
+its own server and checks that it is gone afterwards."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import psutil
+import pytest
+
+from ingestbench.paced.job import Step, measure_step, run_steps
+from ingestbench.paced.names import PacedPath
+from ingestbench.server.process import embedded_server
+from ingestbench.server.table import recreate_table
+from ingestbench.tsbs.columns import cpu_spec
+from tests.helpers import STARTUP_S
+from tests.integration.test_paced import frame_of, paced_settings
+
+PAUSE_S = 1.0
+
+
+@pytest.fixture
+def own_server(questdb_jar, tmp_path):
+    """A server of the test's own (it is paused, which would stall every other test's)."""
+    with embedded_server(questdb_jar, startup_timeout_s=STARTUP_S,
+                         log_path=tmp_path / "server.log") as qdb:  # fmt: skip
+        pid = qdb.pid
+        yield qdb
+    assert pid is not None and not psutil.pid_exists(pid) or _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def test_a_server_paused_mid_step_shows_in_the_steps_maximum(own_server, tiny_dataset):
+    """SIGSTOP for 1 s, 1 s into a 3 s step: the arrivals due meanwhile wait for the server
+    (over HTTP each flush waits for its answer), and every latency counts from its schedule, so
+    the step's maximum is at least the pause minus the sampler's resolution."""
+    settings = paced_settings(arrival_rows=5, step_arrivals=150, sample_interval_s=0.1)
+    path = PacedPath("pandas", "dataframe", "http", "arrival")
+    table = cpu_spec(table="paced_paused")
+    recreate_table(own_server, table)
+    pid = own_server.pid
+
+    def pause_later() -> None:
+        def pause() -> None:
+            time.sleep(1.0)
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                time.sleep(PAUSE_S)
+            finally:
+                os.kill(pid, signal.SIGCONT)
+
+        threading.Thread(target=pause, daemon=True).start()
+
+    figures = measure_step(own_server, path, table, frame_of(tiny_dataset), settings, 2,
+                           Step("paused", "paced", 150, 250.0), during=pause_later)  # fmt: skip
+    print(f"paused {PAUSE_S} s: latency {figures.latency}, service {figures.service}")
+    assert figures.latency["max"] >= PAUSE_S - settings.sample_interval_s
+    assert figures.service["max"] >= PAUSE_S - settings.sample_interval_s  # the flush waited
+    assert own_server.scalar(f"SELECT count() FROM {table.table}") == 750
+
+
+def test_auto_flush_by_interval_waits_for_the_next_arrival(own_server, tiny_dataset):
+    """The client checks its interval (counted from its last flush) only when a row is added:
+    with a 1 s interval and an arrival every 0.9 s, the first arrival goes out with the third
+    (1.8 s after it was due), where a timer would have sent it after 1 s."""
+    settings = paced_settings(arrival_rows=5, auto_flush_interval_ms=1000)
+    path = PacedPath("pandas", "dataframe", "http", "interval")
+    table = cpu_spec(table="paced_interval")
+    recreate_table(own_server, table)
+    gap = 0.9
+    figures = measure_step(own_server, path, table, frame_of(tiny_dataset), settings, 2,
+                           Step("sparse", "paced", 6, 5 / gap))  # fmt: skip
+    print(f"interval 1 s, an arrival every {gap} s: latency {figures.latency}")
+    assert figures.latency["max"] >= 2 * gap - settings.sample_interval_s > 1.0 + 0.5
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        PacedPath("polars", "rows", "tcp", "rows"),
+        PacedPath("pandas", "rows", "http", "interval"),
+        PacedPath("pandas", "vectorized", "tcp", "interval"),
+        PacedPath("pandas", "vectorized", "http", "rows"),
+        PacedPath("polars", "vectorized", "tcp", "arrival"),
+        PacedPath("pandas", "executemany", "pg", "arrival"),
+    ],
+    ids=lambda p: p.name,
+)
+def test_the_other_paths_validate_row_for_row(own_server, tiny_dataset, tmp_path, path):
+    steps = run_steps(own_server, path, cpu_spec(), frame_of(tiny_dataset, path.library),
+                      paced_settings(), 2, tiny_dataset["parquet"], tmp_path)  # fmt: skip
+    assert [s["validation"]["rows"] for s in steps] == [50, 500, 500]

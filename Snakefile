@@ -49,6 +49,12 @@ include: "rules/dtypes.smk"
 include: "rules/over_time.smk"
 
 
+if "delivery" in config:
+
+    include: "rules/delivery.smk"
+
+
+
 # Before any job runs (not in a dry run): stop if the run cannot fit on the disk.
 onstart:
     try:

@@ -47,6 +47,8 @@ rule summarize:
         environment=f"{RESULTS}/environment.json",
         # Each dataset's profile: an own dataset's manifest, a TSBS dataset's expected file.
         profiles=profile_sources(),
+        # The delivery matrix joins summary.md when the config has a `delivery` section.
+        delivery=[f"{RESULTS}/delivery.csv"] if "delivery" in config else [],
     output:
         csv=report(
             f"{RESULTS}/summary.csv",

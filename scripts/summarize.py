@@ -20,6 +20,11 @@ def main(sm) -> None:
         profile_paths=[Path(p) for p in sm.input.profiles],
         profiles_path=Path(sm.output.profiles),
     )
+    # The delivery experiment's matrix (ingestbench.delivery), when the config runs it.
+    if sm.input.delivery:
+        from ingestbench.delivery.summary import append_to_summary
+
+        append_to_summary(Path(sm.output.md), Path(sm.input.delivery[0]))
 
 
 # Guarded: methods that spawn processes re-import this module.

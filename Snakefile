@@ -54,7 +54,6 @@ if "delivery" in config:
     include: "rules/delivery.smk"
 
 
-
 # Before any job runs (not in a dry run): stop if the run cannot fit on the disk.
 onstart:
     try:

@@ -92,7 +92,7 @@ def run_case(
     if injector.error is not None:
         raise injector.error
     fault_at = relay.cut_time() if relay is not None else injector.at
-    wait_wal(server.qdb, spec.table)
+    settle(server, spec.table, len(frame), settings.settle_s)
     found = check_table(server.qdb, spec, parquet, work)
     return {
         **row,
@@ -105,6 +105,22 @@ def run_case(
         "recovery_s": outcome.recovery_s(fault_at),
         "load_s": round(load_s, 3),
     }
+
+
+def settle(server: RestartableServer, table: str, expected: int, settle_s: float) -> None:
+    """Until the table holds `expected` rows, or its count has stood still for `settle_s`: over
+    ILP/TCP nothing says when the server has the rows, which it commits on its own schedule."""
+    last, since = -1, time.monotonic()
+    while True:
+        wait_wal(server.qdb, table)
+        count = int(server.qdb.scalar(f"SELECT count() FROM {table}"))
+        if count == expected:
+            return
+        if count != last:
+            last, since = count, time.monotonic()
+        elif time.monotonic() - since >= settle_s:
+            return
+        time.sleep(0.1)
 
 
 def _port_of(path: DeliveryPath) -> str:

@@ -22,6 +22,7 @@ class DeliverySettings:
     resend_deadline_s: float
     resend_backoff_s: float
     statement_timeout_s: float
+    settle_s: float
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> DeliverySettings:

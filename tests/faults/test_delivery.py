@@ -89,8 +89,8 @@ def test_a_restart_on_the_same_directory_keeps_the_rows_written_before_the_kill(
     qdb = server.qdb
     spec = cpu_spec(table=TABLE)
     recreate_table(qdb, spec)
-    qdb.sql(f"INSERT INTO {TABLE} (hostname, usage_user, timestamp) "
-            f"SELECT 'h' || x, x, x * 1000000L FROM long_sequence(777)")  # fmt: skip
+    qdb.sql(f"INSERT INTO {TABLE} (hostname, usage_user, timestamp) SELECT 'h' || x, x, "
+            f"CAST(x * 1000000L AS TIMESTAMP) FROM long_sequence(777)")  # fmt: skip
     wait_wal(qdb, TABLE)
     root, ports, pid = server.root, dict(server.ports), server.proc.pid
     server.kill()

@@ -116,7 +116,7 @@ class _Resender:
 
 
 def _ilp_sender(load: Load) -> _Resender:
-    from questdb.ingress import Sender
+    from questdb import Sender
 
     s = load.settings
     extra: dict[str, Any] = {"auto_flush": "off"}

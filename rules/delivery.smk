@@ -3,8 +3,14 @@
 # its own server is killed and restarted, paused, or its connection cut; delivery.csv has each
 # case, summary.md the matrix.
 
+from snakemake.exceptions import WorkflowError
+
 from ingestbench.datasets import dataset_name
-from ingestbench.delivery.settings import dataset_entry
+from ingestbench.delivery.settings import check, dataset_entry
+
+# The section's problems beyond the schema, before any job runs.
+if _delivery_problems := check(config):
+    raise WorkflowError(" ".join(_delivery_problems))
 
 
 rule delivery:

@@ -59,6 +59,12 @@ if config.get("paced"):
     include: "rules/paced.smk"
 
 
+# Delivery under faults, when the config has a `delivery` section (configs/delivery.yaml).
+if "delivery" in config:
+
+    include: "rules/delivery.smk"
+
+
 # Before any job runs (not in a dry run): stop if the run cannot fit on the disk.
 onstart:
     try:

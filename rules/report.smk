@@ -49,6 +49,8 @@ rule summarize:
         profiles=profile_sources(),
         # Paced ingestion's steps (rules/paced.smk), when the config has a `paced` section.
         paced=f"{RESULTS}/paced.csv" if config.get("paced") else [],
+        # The delivery matrix joins summary.md when the config has a `delivery` section.
+        delivery=[f"{RESULTS}/delivery.csv"] if "delivery" in config else [],
     output:
         csv=report(
             f"{RESULTS}/summary.csv",

@@ -25,6 +25,12 @@ def main(sm) -> None:
 
         extend_summary(Path(sm.input.paced), Path(sm.output.csv), Path(sm.output.md))
 
+    # The delivery experiment's matrix (ingestbench.delivery), when the config runs it.
+    if sm.input.delivery:
+        from ingestbench.delivery.summary import append_to_summary
+
+        append_to_summary(Path(sm.output.md), Path(sm.input.delivery[0]))
+
 
 # Guarded: methods that spawn processes re-import this module.
 if __name__ == "__main__":

@@ -78,6 +78,8 @@ class Method:
     #: Delivery experiment: how user code following the method's docs resends after a fault
     #: (None: not among the delivery paths).
     resend: str | None = None
+    #: Delivery experiment: the transports it is tried over (the paths a user picks between).
+    delivery_transports: tuple[str, ...] = ()
 
 
 # docs/iot.md's "Loading two tables": what each method does with a dataset of two tables.
@@ -145,6 +147,7 @@ CATALOGUE: tuple[Method, ...] = (
         implementation="frames.Dataframe",
         two_tables=T_FRAME,
         dtype_matrix=True,
+        delivery_transports=("http", "tcp"),
     ),
     Method(
         "threads",
@@ -166,6 +169,7 @@ CATALOGUE: tuple[Method, ...] = (
         two_tables=T_POOL,
         sweep=(("workers", (2, 4, 8)),),
         dtype_matrix=True,
+        delivery_transports=("http",),
     ),
     Method(
         "processes",
@@ -217,6 +221,7 @@ CATALOGUE: tuple[Method, ...] = (
         two_tables=T_VEC,
         sweep=(("workers", (1, 2, 4)),),
         dtype_matrix=True,
+        delivery_transports=("tcp",),
     ),
     Method(
         "server_csv",
@@ -259,6 +264,7 @@ CATALOGUE: tuple[Method, ...] = (
         resend="the import statement sent again after an error",
         implementation="server_side.ServerParquet",
         two_tables=T_SERVER,
+        delivery_transports=("http",),
     ),
     Method(
         "ilp_file",
@@ -342,6 +348,7 @@ CATALOGUE: tuple[Method, ...] = (
         implementation="pgwire.Executemany",
         two_tables=T_SQL,
         dtype_matrix=True,
+        delivery_transports=(SQL_TRANSPORT,),
     ),
     Method(
         "asyncpg",

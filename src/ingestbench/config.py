@@ -156,7 +156,9 @@ def load_config(path: Path, validate: bool = True) -> dict[str, Any]:
 
 #: Keys that choose side jobs, where results go or how they are drawn, or what a job refuses or
 #: gives up on, not the benchmark: runs that differ only in them are one config.
-NOT_BENCHMARK_KEYS = frozenset({"dtype_matrix", "results_dir", "data_dir", "charts", "guards"})
+NOT_BENCHMARK_KEYS = frozenset(
+    {"dtype_matrix", "delivery", "results_dir", "data_dir", "charts", "guards"}
+)
 #: Keys of a section that cannot change what a run measures or finds: where the jar is cached,
 #: how long to wait for a server's start or stop, whether its data directory (or, on an external
 #: server, its tables and their names) are kept for debugging, whether the server's certificate

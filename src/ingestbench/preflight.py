@@ -14,7 +14,7 @@ It checks, after the schema (ingestbench.config):
 - each section of SECTION_CHECKS, the hook where a section's own checks join.
 
 May import: errors, config, variants, catalogue, datasets, own, server.access (the
-credentials' variables) and paced.settings (the paced section's checks).
+credentials' variables), paced.settings and delivery.settings (their sections' checks).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from typing import Any
 
 from ingestbench.catalogue import METHODS
 from ingestbench.config import ConfigError, load_config, validate_config
+from ingestbench.delivery import settings as delivery
 from ingestbench.errors import UserError
 from ingestbench.paced import settings as paced
 from ingestbench.variants import as_list, expand_spec
@@ -38,7 +39,10 @@ from ingestbench.variants import as_list, expand_spec
 SectionCheck = Callable[[Mapping[str, Any]], list[str]]
 #: (top-level key, its check), in the order they are reported. A new config section adds its
 #: semantic checks here (docs/development.md, "Checking a new config key").
-SECTION_CHECKS: list[tuple[str, SectionCheck]] = [("paced", paced.check)]
+SECTION_CHECKS: list[tuple[str, SectionCheck]] = [
+    ("paced", paced.check),
+    ("delivery", delivery.check),
+]
 
 #: The project's own top-level folders: a run's results or data there would overwrite what the
 #: project ships (the committed reference run, the docs, the code). A fixed list, since a test's

@@ -12,6 +12,8 @@
 - `data_dir`: an embedded server's data directory, naming its owner; a full disk under it told;
   those of killed jobs removed.
 - `deadline`: a repeat whose server makes no progress for too long fails, naming the server.
+- `restartable`: a server to do faults to: killed and restarted on the same data directory and
+  ports, paused and resumed (the delivery experiment).
 - `serve`: `ingestbench server`, one server kept up for benchmarks and by hand.
 - `table`: the one DDL every variant lands in, and waiting for rows to be visible (a suspended
   table told by QuestDB's own cause).

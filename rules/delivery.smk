@@ -1,0 +1,38 @@
+# The delivery experiment (docs/faults.md, "Delivery under faults"): included only when the
+# config has a `delivery` section (configs/delivery.yaml). Every path loads the dataset while
+# its own server is killed and restarted, paused, or its connection cut; delivery.csv has each
+# case, summary.md the matrix.
+
+from ingestbench.datasets import dataset_name
+from ingestbench.delivery.settings import dataset_entry
+
+# The section's problems stopped the run already, before any job (ingestbench.preflight).
+
+
+rule delivery:
+    input:
+        jar=questdb_jar_input(),
+        parquet=dataset_path(dataset_name(dataset_entry(config)), "parquet"),
+    output:
+        csv=report(
+            f"{RESULTS}/delivery.csv",
+            caption="../report/delivery.rst",
+            category="Delivery",
+        ),
+        matrix=report(
+            f"{RESULTS}/delivery.md",
+            caption="../report/delivery_matrix.rst",
+            category="Delivery",
+        ),
+    log:
+        server=f"{RESULTS}/logs/questdb/delivery.log",
+        job=f"{RESULTS}/logs/delivery.log",
+    conda:
+        "../envs/ingestbench.yaml"
+    resources:
+        questdb=1,
+    params:
+        settings={"delivery": config["delivery"], "questdb": config["questdb"]},
+        code=script_code("delivery.py"),
+    script:
+        "../scripts/delivery.py"

@@ -1,0 +1,99 @@
+"""The `delivery` section of the config, as a typed record, and its checks beyond the schema."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class DeliverySettings:
+    paths: tuple[str, ...]
+    faults: tuple[str, ...]
+    points: int
+    seed: int
+    batch_rows: int
+    workers: int
+    retry_timeout_ms: int
+    request_timeout_ms: int
+    pause_short_s: float
+    pause_long_s: float
+    resend_deadline_s: float
+    resend_backoff_s: float
+    statement_timeout_s: float
+    settle_s: float
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> DeliverySettings:
+        d = dict(config["delivery"])
+        d.pop("dataset", None)
+        return cls(**{**d, "paths": tuple(d["paths"]), "faults": tuple(d["faults"])})
+
+    def fault_points(self, path: str, fault: str) -> list[float]:
+        """`points` shares of the rows sent, in [0.1, 0.9], the same for a seed, path and fault."""
+        rng = random.Random(f"{self.seed}:{path}:{fault}")
+        return sorted(round(rng.uniform(0.1, 0.9), 3) for _ in range(self.points))
+
+
+def dataset_entry(config: dict[str, Any]) -> dict[str, Any] | None:
+    """The dataset entry the delivery loads send (delivery.dataset, or the first)."""
+    label = config["delivery"].get("dataset")
+    entries = config.get("datasets", [])
+    if label is None:
+        return entries[0] if entries else None
+    return next((e for e in entries if e["label"] == label), None)
+
+
+def check(config: dict[str, Any]) -> list[str]:
+    """What is wrong with the `delivery` section beyond its schema: one sentence per problem,
+    naming the key, its value and the fix (empty: nothing, or no section)."""
+    if "delivery" not in config:
+        return []
+    d = config["delivery"]
+    problems = []
+    if config.get("questdb", {}).get("mode") == "external":
+        problems.append(
+            "questdb.mode is 'external', but the delivery experiment kills, restarts and pauses "
+            "its server: set mode: embedded in the config that has the delivery section."
+        )
+    entry = dataset_entry(config)
+    if entry is None:
+        problems.append(
+            f"delivery.dataset is {d.get('dataset')!r}, which names no dataset of `datasets`: "
+            f"give the label of a generated TSBS dataset there."
+        )
+    elif "path" in entry or entry.get("use_case", "cpu") != "cpu" or entry.get("dedup"):
+        problems.append(
+            f"delivery.dataset names {entry['label']!r}, which is not a generated TSBS cpu "
+            f"dataset without dedup: the delivery loads and their DEDUP variant need one (own "
+            f"data's keys are not known to be unique): add one (datasets: [{{label: delivery, "
+            f"scale: 100, epochs: 1000}}]) and name it there."
+        )
+    request_s, retry_s = d["request_timeout_ms"] / 1000, d["retry_timeout_ms"] / 1000
+    if not request_s < d["pause_short_s"] < retry_s:
+        problems.append(
+            f"delivery.pause_short_s is {d['pause_short_s']:g}, which is not between "
+            f"request_timeout_ms ({d['request_timeout_ms']}) and retry_timeout_ms "
+            f"({d['retry_timeout_ms']}) in seconds: a short pause must outlast one request and "
+            f"not the retries; set it between them."
+        )
+    if d["pause_long_s"] <= request_s + retry_s:
+        problems.append(
+            f"delivery.pause_long_s is {d['pause_long_s']:g}, not longer than request_timeout_ms "
+            f"+ retry_timeout_ms ({request_s + retry_s:g} s): the client would never give up; "
+            f"raise it above that."
+        )
+    rows = _rows(entry) if entry else None
+    if rows is not None and rows < 4 * d["batch_rows"]:
+        problems.append(
+            f"delivery.batch_rows is {d['batch_rows']}, more than a quarter of the dataset's "
+            f"{rows} rows: a fault could not land between batches; lower it below {rows // 4}."
+        )
+    return problems
+
+
+def _rows(entry: dict[str, Any]) -> int | None:
+    if "scale" not in entry:
+        return None
+    return int(entry["scale"]) * int(entry.get("epochs") or -(-entry["rows"] // entry["scale"]))

@@ -1,0 +1,45 @@
+"""The delivery matrix as markdown: the section summary.md gets when the config has a
+`delivery` section, and the table the report shows."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+from ingestbench.delivery.matrix import matrix, recommendation
+from ingestbench.delivery.paths import FAULTS
+
+HEADING = "## Delivery under faults"
+
+
+def read_rows(csv_path: Path) -> list[dict[str, Any]]:
+    with open(csv_path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def matrix_markdown(rows: list[dict[str, Any]]) -> str:
+    """One row per path, one column per fault (those measured, in FAULTS order)."""
+    cells = matrix(rows)
+    faults = [f for f in FAULTS if any(f in by_fault for by_fault in cells.values())]
+    lines = ["| path | " + " | ".join(faults) + " |", "|---" * (len(faults) + 1) + "|"]
+    for path, by_fault in cells.items():
+        lines.append(f"| `{path}` | " + " | ".join(by_fault.get(f, "") for f in faults) + " |")
+    return "\n".join(lines)
+
+
+def delivery_section(csv_path: Path) -> str:
+    rows = read_rows(csv_path)
+    return (
+        f"{HEADING}\n\n"
+        "Each cell is the worst of its fault points, from a row-for-row comparison of the table "
+        'with its source (docs/faults.md, "Delivery under faults"; every case in '
+        f"{Path(csv_path).name}).\n\n{matrix_markdown(rows)}\n\n{recommendation(rows)}\n"
+    )
+
+
+def append_to_summary(md_path: Path, csv_path: Path) -> None:
+    """summary.md with the delivery section at its end."""
+    md_path = Path(md_path)
+    text = md_path.read_text().rstrip("\n")
+    md_path.write_text(f"{text}\n\n{delivery_section(csv_path)}")

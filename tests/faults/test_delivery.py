@@ -1,0 +1,130 @@
+"""The delivery experiment against real servers: what a fault does to each path's rows, and
+that no server, relay or data directory outlives a case, also a failing one."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+import psutil
+import pytest
+
+from ingestbench.delivery.experiment import TABLE, run_case
+from ingestbench.delivery.matrix import EXACT, REPORTED, SILENT, verdict
+from ingestbench.delivery.paths import by_name
+from ingestbench.delivery.settings import DeliverySettings
+from ingestbench.ingest.frames.readers import read_frame
+from ingestbench.server.restartable import restartable_server
+from ingestbench.server.table import recreate_table, wait_wal
+from ingestbench.tsbs.columns import cpu_spec
+from tests.helpers import STARTUP_S
+
+SETTINGS = DeliverySettings(
+    paths=(), faults=(), points=1, seed=1, batch_rows=2_000, workers=2, retry_timeout_ms=2_000,
+    request_timeout_ms=1_000, pause_short_s=1.5, pause_long_s=6, resend_deadline_s=60,
+    resend_backoff_s=0.3, statement_timeout_s=60, settle_s=5,
+)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    """20k TSBS cpu rows: ten batches of 2k."""
+    from ingestbench.tsbs import DatasetParams, generate
+
+    out = tmp_path_factory.mktemp("delivery-data")
+    params = DatasetParams(scale=50, epochs=400, seed=3)
+    generate(params, out, formats=("parquet",), progress=False)
+    parquet = out / f"{params.name}.parquet"
+    return parquet, read_frame(parquet, "pandas", "parquet", spec=cpu_spec())
+
+
+@pytest.fixture(scope="module")
+def server(questdb_jar, tmp_path_factory):
+    log = tmp_path_factory.mktemp("delivery-server") / "server.log"
+    with restartable_server(questdb_jar, log, startup_timeout_s=STARTUP_S) as srv:
+        yield srv
+
+
+def case(server, dataset, tmp_path, path, fault, share=0.5, settings=SETTINGS):
+    parquet, frame = dataset
+    return run_case(server, by_name(path), fault, share, frame, parquet, settings, tmp_path)
+
+
+def test_sigkill_mid_load_over_tcp_counts_the_lost_rows(server, dataset, tmp_path):
+    row = case(server, dataset, tmp_path, "dataframe-tcp", "kill")
+    assert row["fault_at_s"] is not None  # the kill came while the load ran
+    assert row["lost"] > 0, row  # ILP/TCP acknowledges nothing: rows in flight are gone
+    assert row["lost"] == row["source_rows"] - row["table_rows"] + row["duplicated"]
+    # The code resent what failed and finished: a success claimed over missing rows.
+    assert row["claimed_success"] is True
+    assert verdict(row).rank == SILENT
+
+
+def test_pause_past_the_retry_timeout_over_http_reports_the_error(server, dataset, tmp_path):
+    # The code gives up on a batch after 1 s of its own resends; the pause outlasts the client's
+    # request and retry timeouts (3 s) and those resends.
+    settings = dataclasses.replace(SETTINGS, resend_deadline_s=1.0)
+    row = case(server, dataset, tmp_path, "dataframe-http", "pause_long", 0.3, settings)
+    assert row["reported"] is True and row["claimed_success"] is False
+    assert row["errors_seen"] > 0 and row["first_error"]
+    assert row["lost"] > 0  # the batches after the one it gave up on were never sent
+    assert verdict(row).rank == REPORTED
+
+
+def test_a_cut_after_the_request_duplicates_and_dedup_collapses_them(server, dataset, tmp_path):
+    plain = case(server, dataset, tmp_path, "dataframe-http", "cut_response")
+    assert plain["fault_at_s"] is not None
+    # The server committed the batch whose answer was cut; the client's retry sent it again.
+    assert plain["duplicated"] == SETTINGS.batch_rows, plain
+    assert plain["lost"] == 0 and plain["altered"] == 0
+    deduped = case(server, dataset, tmp_path, "dataframe-http-dedup", "cut_response")
+    assert deduped["fault_at_s"] is not None
+    assert (deduped["lost"], deduped["duplicated"], deduped["altered"]) == (0, 0, 0), deduped
+    assert deduped["table_rows"] == deduped["source_rows"]
+    assert verdict(deduped).rank == EXACT
+
+
+def test_a_restart_on_the_same_directory_keeps_the_rows_written_before_the_kill(server, dataset):
+    qdb = server.qdb
+    spec = cpu_spec(table=TABLE)
+    recreate_table(qdb, spec)
+    qdb.sql(f"INSERT INTO {TABLE} (hostname, usage_user, timestamp) SELECT 'h' || x, x, "
+            f"CAST(x * 1000000L AS TIMESTAMP) FROM long_sequence(777)")  # fmt: skip
+    wait_wal(qdb, TABLE)
+    root, ports, pid = server.root, dict(server.ports), server.proc.pid
+    server.kill()
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    server.start()
+    assert server.root == root and server.ports == ports and server.proc.pid != pid
+    wait_wal(server.qdb, TABLE)
+    assert int(server.qdb.scalar(f"SELECT count() FROM {TABLE}")) == 777
+
+
+def _children() -> set[int]:
+    return {p.pid for p in psutil.Process(os.getpid()).children(recursive=True)}
+
+
+def test_nothing_is_left_after_a_case_also_a_failing_one(questdb_jar, dataset, tmp_path):
+    parquet, frame = dataset
+    before = _children()
+    log = tmp_path / "server.log"
+    missing = tmp_path / "missing.parquet"
+    # A good case, then one that fails with its relay up: server_parquet of a file not there.
+    with (
+        pytest.raises(FileNotFoundError),
+        restartable_server(questdb_jar, log, startup_timeout_s=STARTUP_S) as srv,
+    ):
+        root = srv.root
+        ok = run_case(srv, by_name("dataframe-http"), "cut_stream", 0.5, frame, parquet,
+                      SETTINGS, tmp_path)  # fmt: skip
+        assert ok["table_rows"] == ok["source_rows"] and ok["lost"] == 0
+        started = _children() - before
+        assert srv.proc.pid in started
+        run_case(srv, by_name("server_parquet-http"), "cut_response", 0.5, frame, missing,
+                 SETTINGS, tmp_path)  # fmt: skip
+    alive = [p for p in started if psutil.pid_exists(p)
+             and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]  # fmt: skip
+    assert alive == [], f"left running: {alive}"
+    assert _children() - before == set(), "a server or relay outlived its case"
+    assert not Path(root).exists(), "the data directory outlived its server"

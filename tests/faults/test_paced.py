@@ -13,7 +13,7 @@ import time
 import psutil
 import pytest
 
-from ingestbench.paced.job import Step, measure_step, run_steps
+from ingestbench.paced.job import Step, measure_step, run_step, run_steps
 from ingestbench.paced.names import PacedPath
 from ingestbench.server.process import embedded_server
 from ingestbench.server.table import recreate_table
@@ -101,3 +101,17 @@ def test_the_other_paths_validate_row_for_row(own_server, tiny_dataset, tmp_path
     steps = run_steps(own_server, path, cpu_spec(), frame_of(tiny_dataset, path.library),
                       paced_settings(), 2, tiny_dataset["parquet"], tmp_path)  # fmt: skip
     assert [s["validation"]["rows"] for s in steps] == [50, 500, 500]
+
+
+def test_a_step_within_the_path_is_sustained(questdb, tiny_dataset, tmp_path):
+    """A slow step (10 arrivals a second) is sustained. Here, not in the integration tier: whether
+    a machine keeps a schedule depends on what else it runs, and that tier shares it."""
+    path = PacedPath("pandas", "dataframe", "http", "arrival")
+    settings = paced_settings(step_arrivals=60)
+    slow = Step("slow", "paced", 60, 50.0)
+    step = run_step(questdb, path, cpu_spec(), frame_of(tiny_dataset), settings, 2, slow,
+                    tiny_dataset["parquet"], tmp_path)  # fmt: skip
+    assert step["sustained"] and step["keeps_up"] and not step["rising"]
+    assert step["achieved_rows_per_s"] == pytest.approx(50.0, rel=0.01)
+    # 10 arrivals a second, each visible within a few sampling intervals
+    assert step["latency"]["p99"] < 1.0

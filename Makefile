@@ -86,7 +86,8 @@ test-quick: install
 
 ## Faults injected against real servers and workflows (killed servers and workers, Ctrl-C, a
 ## corrupted jar, damaged data, a full disk, two clones at once; a server that stops, fills its
-## disk or changes rows, a killed job, two runs at once).
+## disk or changes rows, a killed job, two runs at once), the delivery experiment's faults (a
+## server killed, paused or cut off mid-load) and paced ingestion's slow tests.
 test-faults: install
 	$(BIN)/python -m pytest -m faults tests/faults
 

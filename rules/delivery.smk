@@ -7,12 +7,15 @@ from ingestbench.datasets import dataset_name
 from ingestbench.delivery.settings import dataset_entry
 
 # The section's problems stopped the run already, before any job (ingestbench.preflight).
+_delivery_dataset = dataset_name(dataset_entry(config))
 
 
 rule delivery:
     input:
         jar=questdb_jar_input(),
-        parquet=dataset_path(dataset_name(dataset_entry(config)), "parquet"),
+        manifest=f"{DATA}/{_delivery_dataset}.manifest.json",
+        # A TSBS dataset's Parquet file, or the user's own file where it is.
+        data=data_input(_delivery_dataset, "parquet"),
     output:
         csv=report(
             f"{RESULTS}/delivery.csv",

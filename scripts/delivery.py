@@ -14,7 +14,8 @@ def main(sm) -> None:
     settings = QuestDBSettings.from_config(sm.config)
     delivery_job(
         sm.config,
-        Path(sm.input.parquet),
+        Path(sm.input.manifest),
+        Path(sm.input.data),
         Path(sm.output.csv),
         Path(sm.output.matrix),
         jar=server_jar(settings),

@@ -1,6 +1,6 @@
 """The delivery experiment's parts that need no server: the paths and their resend rules against
-the catalogue, the schema and the docs; the config checks; the checker (a real DuckDB) and the
-matrix's verdicts."""
+the catalogue, the schema and the docs; the config checks; the plan on own data (which paths are
+unsupported, and why); the checker (a real DuckDB) and the matrix's verdicts."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import yaml
 from ingestbench.catalogue import METHODS, delivery_names
 from ingestbench.config import load_config
 from ingestbench.delivery.check import compare
+from ingestbench.delivery.experiment import TABLE, unsupported_rows
 from ingestbench.delivery.loaders import loader
 from ingestbench.delivery.matrix import (
     DUPLICATES,
@@ -25,8 +26,13 @@ from ingestbench.delivery.matrix import (
     recommendation,
     verdict,
 )
-from ingestbench.delivery.paths import FAULTS, all_paths, path_names
+from ingestbench.delivery.paths import FAULTS, all_paths, by_name, path_names
 from ingestbench.delivery.settings import DeliverySettings, check
+from ingestbench.delivery.source import OWN_DEDUP, DeliverySource, delivery_source, why_unsupported
+from ingestbench.delivery.summary import matrix_markdown
+from ingestbench.own.dataset import OwnDataset
+from ingestbench.own.example import write_example
+from ingestbench.own.manifest import write_own_manifest
 from ingestbench.tsbs.columns import cpu_spec
 from tests.helpers import TESTS
 
@@ -185,3 +191,51 @@ def test_the_recommendation_skips_paths_that_lost_rows_silently():
     line = recommendation([*rows("fast-tcp", 900, 5), *rows("slow-http", 100, 0, dup=7)])
     assert "`slow-http`" in line and "fast-tcp" not in line
     assert "DEDUP" in line and "cut_response" in line
+
+
+def _own_config(tmp_path: Path, **entry) -> dict:
+    config = copy.deepcopy(load_config(ROOT / "configs" / "delivery.yaml"))
+    config["datasets"] = [{"label": "mine", "path": str(tmp_path / "t.parquet"), **entry}]
+    config["delivery"]["dataset"] = "mine"
+    return config
+
+
+def test_an_own_dataset_passes_the_checks_and_an_iot_one_does_not(tmp_path):
+    assert check(_own_config(tmp_path)) == []
+    config = copy.deepcopy(load_config(ROOT / "configs" / "delivery.yaml"))
+    config["datasets"][0]["use_case"] = "iot"
+    problems = check(config)
+    assert len(problems) == 1 and "neither a generated TSBS cpu dataset nor an own" in problems[0]
+
+
+def _own_source(tmp_path: Path, suffix: str, **entry) -> DeliverySource:
+    """The example trades table as the workflow describes it, as the delivery loads take it."""
+    path = tmp_path / f"trades.{suffix}"
+    write_example(path, 2_000)
+    dataset = OwnDataset.from_config({"label": f"t{suffix}", "path": str(path), **entry})
+    manifest = write_own_manifest(dataset, tmp_path / f"{dataset.name}.manifest.json")
+    return delivery_source(manifest, path, TABLE)
+
+
+def test_on_own_data_dedup_and_what_a_method_cannot_load_are_unsupported(tmp_path):
+    parquet = _own_source(tmp_path, "parquet")
+    assert parquet.spec.table == TABLE and parquet.spec.tags == ("venue", "instrument", "side")
+    assert not parquet.generated
+    why = {p.name: why_unsupported(p, parquet) for p in all_paths()}
+    assert {n for n, w in why.items() if w is not None} == {p.name for p in all_paths() if p.dedup}
+    assert {w for w in why.values() if w is not None} == {OWN_DEDUP}
+    # A CSV file: server_parquet hands the server a Parquet file, so it cannot load this one.
+    csv = _own_source(tmp_path, "csv", csv={"delimiter": ";"})
+    why = {p.name: why_unsupported(p, csv) for p in all_paths() if not p.dedup}
+    assert why.pop("server_parquet-http") == "the file is csv and this variant reads parquet"
+    assert set(why.values()) == {None}
+
+
+def test_an_unsupported_path_is_a_cell_and_a_reason_never_a_verdict():
+    settings = DeliverySettings.from_config(load_config(ROOT / "configs" / "delivery.yaml"))
+    rows = unsupported_rows(by_name("dataframe-http-dedup"), settings, OWN_DEDUP)
+    assert [r["fault"] for r in rows] == list(settings.faults)
+    assert all(verdict(r) is None for r in rows)
+    assert set(matrix(rows)["dataframe-http-dedup"].values()) == {"unsupported"}
+    text = matrix_markdown(rows)
+    assert f"- `dataframe-http-dedup` is unsupported: {OWN_DEDUP}." in text

@@ -1,6 +1,7 @@
 """The checker: the table against its source, row for row with multiplicity, in DuckDB.
 
-The table is exported as Parquet (validate.export) and both sides normalised as the workflow's
+The table is exported as Parquet (validate.export), the source read as its kind reads it (the
+validation's relation), and both sides normalised as the workflow's
 validation does (validate.rows). `EXCEPT ALL` both ways gives the missing rows (in the source
 more often than in the table) and the extra ones (the reverse). An extra row that is a source
 row is a duplicate; one that is no source row is altered, and it stands for one of the missing
@@ -12,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ingestbench.columnar.duckdb_sql import duck, export_relation, ident, sql_str
+from ingestbench.columnar.duckdb_sql import duck, export_relation, ident
+from ingestbench.datasets import of_spec
 from ingestbench.server.handle import QuestDB
 from ingestbench.tsbs.columns import TableSpec
 from ingestbench.validate.export import export_table
@@ -29,10 +31,11 @@ class Delivered:
 
 
 def compare(source: Path, export: Path, spec: TableSpec) -> Delivered:
-    """Source and export compared as multisets of whole rows."""
+    """Source and export compared as multisets of whole rows; the source read as its dataset's
+    kind reads it (a TSBS Parquet file, or the user's own file as its spec says)."""
     con = duck()
     try:
-        for side, relation in (("src", f"read_parquet({sql_str(source)})"),
+        for side, relation in (("src", of_spec(spec).source_relation(spec, source, None)),
                                ("exp", export_relation(export))):  # fmt: skip
             con.execute(f"CREATE TEMP VIEW {side}_raw AS SELECT * FROM {relation}")
             types = {n: str(t) for n, t, *_ in con.execute(f"DESCRIBE {side}_raw").fetchall()}

@@ -24,8 +24,10 @@ from ingestbench.delivery.loaders import Load, run_load
 from ingestbench.delivery.paths import DeliveryPath, by_name
 from ingestbench.delivery.relay import Relay
 from ingestbench.delivery.settings import DeliverySettings
+from ingestbench.delivery.source import DeliverySource, delivery_source, why_unsupported
 from ingestbench.server.restartable import RestartableServer, restartable_server
 from ingestbench.server.table import recreate_table, wait_wal
+from ingestbench.tables.spec import TableSpec
 from ingestbench.tsbs.columns import cpu_spec
 
 log = logging.getLogger(__name__)
@@ -35,7 +37,7 @@ TABLE = "delivery"
 COLUMNS = (
     "path", "method", "transport", "dedup", "fault", "point", "source_rows", "table_rows",
     "lost", "duplicated", "altered", "errors_seen", "first_error", "reported", "claimed_success",
-    "fault_at_s", "recovery_s", "load_s", "not_applicable", "case_error",
+    "fault_at_s", "recovery_s", "load_s", "not_applicable", "unsupported", "case_error",
 )  # fmt: skip
 
 
@@ -64,14 +66,16 @@ def run_case(
     settings: DeliverySettings,
     work: Path,
     baseline_s: float = 1.0,
+    spec: TableSpec | None = None,
 ) -> dict[str, Any]:
-    """One load under one fault, checked; its delivery.csv row."""
+    """One load under one fault, checked; its delivery.csv row. `spec` is the table's (TSBS's
+    cpu table by default); `frame` and `parquet` hold its rows."""
     row: dict[str, Any] = {"path": path.name, "method": path.method,
                            "transport": path.transport, "dedup": path.dedup, "fault": fault,
                            "point": share}  # fmt: skip
     if (reason := path.not_applicable(fault)) is not None:
         return {**row, "not_applicable": reason}
-    spec = cpu_spec(table=TABLE)
+    spec = spec or cpu_spec(table=TABLE)
     recreate_table(server.qdb, spec, dedup=path.dedup)
     relay = Relay(getattr(server.qdb, _port_of(path)), CUTS[fault]) if fault in CUTS else None
     injector = None
@@ -138,40 +142,68 @@ def _healthy(server: RestartableServer) -> None:
 
 def run_experiment(
     settings: DeliverySettings,
-    parquet: Path,
+    manifest: dict[str, Any],
+    data: Path,
     jar: Path,
     work: Path,
     server_log: Path | None = None,
     startup_timeout_s: float | None = None,
 ) -> list[dict[str, Any]]:
     """Every configured path × fault × point, in that order; the `none` control first for each
-    path (its time sets server_parquet's points)."""
+    path (its time sets server_parquet's points). A path that cannot run on the dataset's table
+    is one row per fault, `unsupported` with its reason, and never runs."""
     from ingestbench.ingest.frames.readers import read_frame
 
-    frame = read_frame(parquet, "pandas", "parquet", spec=cpu_spec())
+    source = delivery_source(manifest, data, TABLE)
+    frame = read_frame(source.path, "pandas", "parquet", spec=source.spec)
     rows: list[dict[str, Any]] = []
     work.mkdir(parents=True, exist_ok=True)
     with restartable_server(jar, server_log, startup_timeout_s=startup_timeout_s) as server:
         for name in settings.paths:
             path = by_name(name)
-            baseline_s = 1.0
-            for fault in ("none", *(f for f in settings.faults if f != "none")):
-                shares = [0.0] if fault == "none" else settings.fault_points(name, fault)
-                for share in shares:
-                    log.info("delivery: %s under %s at %.3f", name, fault, share)
-                    try:
-                        row = run_case(server, path, fault, share, frame, parquet, settings,
-                                       work, baseline_s)  # fmt: skip
-                    except Exception as exc:  # noqa: BLE001 (recorded: the job goes on)
-                        log.exception("delivery case %s/%s/%s failed", name, fault, share)
-                        row = {"path": name, "method": path.method, "dedup": path.dedup,
-                               "transport": path.transport, "fault": fault, "point": share,
-                               "case_error": f"{type(exc).__name__}: {exc}"[:300]}  # fmt: skip
-                        _healthy(server)
-                    if fault == "none" and row.get("load_s"):
-                        baseline_s = float(row["load_s"])
-                    if fault in settings.faults:
-                        rows.append(row)
+            if (reason := why_unsupported(path, source)) is not None:
+                rows += unsupported_rows(path, settings, reason)
+                continue
+            rows += _path_cases(server, path, source, frame, settings, work)
+    return rows
+
+
+def unsupported_rows(
+    path: DeliveryPath, settings: DeliverySettings, reason: str
+) -> list[dict[str, Any]]:
+    """A path that cannot run on the table: one row per configured fault, with the reason."""
+    return [{"path": path.name, "method": path.method, "transport": path.transport,
+             "dedup": path.dedup, "fault": fault, "unsupported": reason}
+            for fault in settings.faults]  # fmt: skip
+
+
+def _path_cases(
+    server: RestartableServer,
+    path: DeliveryPath,
+    source: DeliverySource,
+    frame: Any,
+    settings: DeliverySettings,
+    work: Path,
+) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    baseline_s = 1.0
+    for fault in ("none", *(f for f in settings.faults if f != "none")):
+        shares = [0.0] if fault == "none" else settings.fault_points(path.name, fault)
+        for share in shares:
+            log.info("delivery: %s under %s at %.3f", path.name, fault, share)
+            try:
+                row = run_case(server, path, fault, share, frame, source.path, settings, work,
+                               baseline_s, spec=source.spec)  # fmt: skip
+            except Exception as exc:  # noqa: BLE001 (recorded: the job goes on)
+                log.exception("delivery case %s/%s/%s failed", path.name, fault, share)
+                row = {"path": path.name, "method": path.method, "dedup": path.dedup,
+                       "transport": path.transport, "fault": fault, "point": share,
+                       "case_error": f"{type(exc).__name__}: {exc}"[:300]}  # fmt: skip
+                _healthy(server)
+            if fault == "none" and row.get("load_s"):
+                baseline_s = float(row["load_s"])
+            if fault in settings.faults:
+                rows.append(row)
     return rows
 
 

@@ -10,14 +10,15 @@ from typing import Any
 from ingestbench.delivery.experiment import run_experiment, to_csv
 from ingestbench.delivery.settings import DeliverySettings
 from ingestbench.delivery.summary import delivery_section
-from ingestbench.storage.files import write_text_atomic
+from ingestbench.storage.files import load_json, write_text_atomic
 
 log = logging.getLogger(__name__)
 
 
 def delivery_job(
     config: dict[str, Any],
-    parquet: Path,
+    manifest: Path,
+    data: Path,
     csv_path: Path,
     md_path: Path,
     jar: Path | None,
@@ -27,7 +28,8 @@ def delivery_job(
         raise ValueError("the delivery experiment needs the workflow's own server (a jar)")
     settings = DeliverySettings.from_config(config)
     with tempfile.TemporaryDirectory(prefix="delivery-") as work:
-        rows = run_experiment(settings, parquet, jar, Path(work), server_log,
+        rows = run_experiment(settings, load_json(manifest, "manifest"), data, jar, Path(work),
+                              server_log,
                               startup_timeout_s=config["questdb"]["startup_timeout_s"])  # fmt: skip
     write_text_atomic(csv_path, to_csv(rows))
     write_text_atomic(md_path, delivery_section(csv_path))

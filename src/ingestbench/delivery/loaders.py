@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ingestbench.datasets import of_spec
 from ingestbench.delivery.paths import DeliveryPath
 from ingestbench.delivery.settings import DeliverySettings
 from ingestbench.server.handle import QuestDB
 from ingestbench.tsbs.columns import TableSpec
 
-ILP_PROTOCOL = 2  # TSBS's doubles in binary, as the benchmark sends them
+ILP_PROTOCOL = 2  # doubles in binary, as the benchmark sends them (3 for own decimals)
 
 
 class GaveUp(Exception):
@@ -123,7 +124,8 @@ def _ilp_sender(load: Load) -> _Resender:
     if load.path.transport == "http":
         extra |= {"retry_timeout": s.retry_timeout_ms, "request_timeout": s.request_timeout_ms,
                   "request_min_throughput": 0}  # fmt: skip
-    conf = load.qdb.ilp_conf(load.path.transport, ILP_PROTOCOL, **extra)
+    protocol = of_spec(load.spec).ilp_protocol(load.spec, ILP_PROTOCOL)
+    conf = load.qdb.ilp_conf(load.path.transport, protocol, **extra)
 
     def opener():
         sender = Sender.from_conf(conf)
@@ -220,6 +222,8 @@ def load_executemany(load: Load) -> None:
     """A prepared INSERT, `executemany` per batch in a transaction of its own (psycopg 3)."""
     import psycopg
 
+    from ingestbench.ingest.methods.pgwire import _rows
+
     spec = load.spec
     columns = list(spec.columns)
     sql = (f"INSERT INTO {spec.table} ({', '.join(columns)}) "
@@ -233,7 +237,7 @@ def load_executemany(load: Load) -> None:
     try:
         for done, batch in load.batches():
             load.progress(done)
-            rows = list(batch[columns].itertuples(index=False, name=None))
+            rows = list(_rows(batch[columns]))  # nulls as None, as the ingest method binds them
 
             def action(c, rows=rows) -> None:
                 with c.transaction(), c.cursor() as cur:
@@ -245,13 +249,18 @@ def load_executemany(load: Load) -> None:
 
 
 def load_server_parquet(load: Load) -> None:
-    """The file in the server's copy root, then one INSERT … SELECT from it, sent again after an
-    error (`statement_timeout_s` is the wait a user gives it)."""
+    """The file in the server's copy root, then one INSERT … SELECT from it (of the table's
+    columns where the file may hold more: own data), sent again after an error
+    (`statement_timeout_s` is the wait a user gives it)."""
     from ingestbench.server.uploads import placed_in
 
     spec, qdb = load.spec, load.qdb
     with placed_in(Path(qdb.copy_root), load.parquet) as placed:
-        statement = f"INSERT INTO {spec.table} SELECT * FROM read_parquet('{placed.name}')"
+        named = of_spec(spec).parquet_columns(spec)
+        cols = "*" if named is None else ", ".join(named)
+        into = "" if named is None else f"({cols})"
+        statement = (f"INSERT INTO {spec.table}{into} SELECT {cols} "
+                     f"FROM read_parquet('{placed.name}')")  # fmt: skip
         conn = _Resender(load, lambda: qdb, lambda q: None)
         load.progress(len(load.frame))
         conn.send(lambda q: q.sql(statement, timeout=load.settings.statement_timeout_s))

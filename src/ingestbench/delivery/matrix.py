@@ -13,6 +13,8 @@ from typing import Any
 
 from ingestbench.delivery.paths import FAULTS
 
+#: The cell of a path that cannot run on the dataset's table (its reason: `unsupported`).
+UNSUPPORTED = "unsupported"
 NO_RESULT, SILENT, REPORTED, ALTERED, DUPLICATES, EXACT = range(6)
 _LABEL = {SILENT: "lost {n} (silent)", REPORTED: "lost {n} (reported)", ALTERED: "altered {n}",
           DUPLICATES: "duplicates {n}", EXACT: "exact", NO_RESULT: "no result"}  # fmt: skip
@@ -43,8 +45,9 @@ def _blank(value: Any) -> bool:
 
 
 def verdict(row: dict[str, Any]) -> Verdict | None:
-    """One case's verdict (None: the fault does not apply to the path)."""
-    if not _blank(row.get("not_applicable")):
+    """One case's verdict (None: the fault does not apply to the path, or the path cannot run on
+    the dataset's table)."""
+    if not _blank(row.get("not_applicable")) or not _blank(row.get("unsupported")):
         return None
     if not _blank(row.get("case_error")) or _blank(row.get("source_rows")):
         return Verdict(NO_RESULT)
@@ -64,8 +67,9 @@ def worst(verdicts: list[Verdict]) -> Verdict:
 
 
 def matrix(rows: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
-    """path -> fault -> the cell's text: the worst case, `n/a (why)`, and how many of its points
-    the fault never reached (the load ended first)."""
+    """path -> fault -> the cell's text: the worst case, `n/a (why)` or `unsupported` (the path
+    did not run: `unsupported` says why), and how many of its points the fault never reached
+    (the load ended first)."""
     cells: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for row in rows:
         cells.setdefault(row["path"], {}).setdefault(row["fault"], []).append(row)
@@ -75,7 +79,8 @@ def matrix(rows: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
         for fault, cases in by_fault.items():
             verdicts = [v for c in cases if (v := verdict(c)) is not None]
             if not verdicts:
-                out[path][fault] = f"n/a ({cases[0]['not_applicable']})"
+                why = cases[0].get("not_applicable")
+                out[path][fault] = UNSUPPORTED if _blank(why) else f"n/a ({why})"
                 continue
             text = worst(verdicts).text
             missed = sum(1 for c in cases if fault != "none" and _blank(c.get("case_error"))
@@ -84,6 +89,11 @@ def matrix(rows: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
                 text += f" ({missed} of {len(cases)} points not reached)"
             out[path][fault] = text
     return out
+
+
+def unsupported(rows: list[dict[str, Any]]) -> dict[str, str]:
+    """path -> why it cannot run on the dataset's table, for the paths that did not run."""
+    return {r["path"]: r["unsupported"] for r in rows if not _blank(r.get("unsupported"))}
 
 
 def throughput(rows: list[dict[str, Any]]) -> dict[str, float]:

@@ -61,14 +61,15 @@ def check(config: dict[str, Any]) -> list[str]:
     if entry is None:
         problems.append(
             f"delivery.dataset is {d.get('dataset')!r}, which names no dataset of `datasets`: "
-            f"give the label of a generated TSBS dataset there."
+            f"give the label of a generated TSBS cpu dataset or of an own dataset there."
         )
-    elif "path" in entry or entry.get("use_case", "cpu") != "cpu" or entry.get("dedup"):
+    elif ("path" not in entry and entry.get("use_case", "cpu") != "cpu") or entry.get("dedup"):
         problems.append(
-            f"delivery.dataset names {entry['label']!r}, which is not a generated TSBS cpu "
-            f"dataset without dedup: the delivery loads and their DEDUP variant need one (own "
-            f"data's keys are not known to be unique): add one (datasets: [{{label: delivery, "
-            f"scale: 100, epochs: 1000}}]) and name it there."
+            f"delivery.dataset names {entry['label']!r}, which is neither a generated TSBS cpu "
+            f"dataset nor an own dataset, without dedup: the delivery loads fill one table "
+            f"without DEDUP (their `-dedup` paths add it themselves, on TSBS data only, whose "
+            f"keys are unique): name such a dataset there (datasets: [{{label: delivery, "
+            f"scale: 100, epochs: 1000}}], or one with a `path`)."
         )
     request_s, retry_s = d["request_timeout_ms"] / 1000, d["retry_timeout_ms"] / 1000
     if not request_s < d["pause_short_s"] < retry_s:

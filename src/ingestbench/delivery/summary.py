@@ -7,7 +7,7 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from ingestbench.delivery.matrix import matrix, recommendation
+from ingestbench.delivery.matrix import matrix, recommendation, unsupported
 from ingestbench.delivery.paths import FAULTS
 
 HEADING = "## Delivery under faults"
@@ -19,12 +19,16 @@ def read_rows(csv_path: Path) -> list[dict[str, Any]]:
 
 
 def matrix_markdown(rows: list[dict[str, Any]]) -> str:
-    """One row per path, one column per fault (those measured, in FAULTS order)."""
+    """One row per path, one column per fault (those measured, in FAULTS order); then why each
+    unsupported path did not run."""
     cells = matrix(rows)
     faults = [f for f in FAULTS if any(f in by_fault for by_fault in cells.values())]
     lines = ["| path | " + " | ".join(faults) + " |", "|---" * (len(faults) + 1) + "|"]
     for path, by_fault in cells.items():
         lines.append(f"| `{path}` | " + " | ".join(by_fault.get(f, "") for f in faults) + " |")
+    if reasons := unsupported(rows):
+        lines.append("")
+        lines += [f"- `{path}` is unsupported: {why}." for path, why in reasons.items()]
     return "\n".join(lines)
 
 

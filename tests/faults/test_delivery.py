@@ -11,9 +11,10 @@ import psutil
 import pytest
 
 from ingestbench.delivery.experiment import TABLE, run_case
-from ingestbench.delivery.matrix import EXACT, REPORTED, SILENT, verdict
+from ingestbench.delivery.matrix import DUPLICATES, EXACT, REPORTED, SILENT, verdict
 from ingestbench.delivery.paths import by_name
 from ingestbench.delivery.settings import DeliverySettings
+from ingestbench.delivery.source import delivery_source
 from ingestbench.ingest.frames.readers import read_frame
 from ingestbench.server.restartable import restartable_server
 from ingestbench.server.table import recreate_table, wait_wal
@@ -83,6 +84,37 @@ def test_a_cut_after_the_request_duplicates_and_dedup_collapses_them(server, dat
     assert (deduped["lost"], deduped["duplicated"], deduped["altered"]) == (0, 0, 0), deduped
     assert deduped["table_rows"] == deduped["source_rows"]
     assert verdict(deduped).rank == EXACT
+
+
+@pytest.fixture(scope="module")
+def own(tmp_path_factory):
+    """The example trades table (symbols, a string column, nulls, a boolean, a date) as the
+    workflow describes it: 20k rows, ten batches of 2k."""
+    from ingestbench.own.dataset import OwnDataset
+    from ingestbench.own.example import write_example
+    from ingestbench.own.manifest import write_own_manifest
+
+    out = tmp_path_factory.mktemp("delivery-own")
+    write_example(out / "trades.parquet", 20_000)
+    dataset = OwnDataset.from_config({"label": "mine", "path": str(out / "trades.parquet")})
+    manifest = write_own_manifest(dataset, out / f"{dataset.name}.manifest.json")
+    source = delivery_source(manifest, out / "trades.parquet", TABLE)
+    return source, read_frame(source.path, "pandas", "parquet", spec=source.spec)
+
+
+def test_a_cut_after_the_request_duplicates_own_rows_row_for_row(server, own, tmp_path):
+    source, frame = own
+    row = run_case(server, by_name("dataframe-http"), "cut_response", 0.5, frame, source.path,
+                   SETTINGS, tmp_path, spec=source.spec)  # fmt: skip
+    assert row["fault_at_s"] is not None
+    assert row["source_rows"] == len(frame) == 20_000
+    # The batch whose answer was cut is there twice; every other row once, nulls and strings
+    # as the file has them (an altered value would count as altered, not duplicated).
+    assert row["duplicated"] == SETTINGS.batch_rows, row
+    assert row["lost"] == 0 and row["altered"] == 0
+    assert row["table_rows"] == row["source_rows"] + SETTINGS.batch_rows
+    assert int(server.qdb.scalar(f"SELECT count() FROM {TABLE} WHERE qty IS NULL")) > 0
+    assert verdict(row).rank == DUPLICATES
 
 
 def test_a_restart_on_the_same_directory_keeps_the_rows_written_before_the_kill(server, dataset):

@@ -205,7 +205,7 @@ def test_an_own_dataset_passes_the_checks_and_an_iot_one_does_not(tmp_path):
     config = copy.deepcopy(load_config(ROOT / "configs" / "delivery.yaml"))
     config["datasets"][0]["use_case"] = "iot"
     problems = check(config)
-    assert len(problems) == 1 and "neither a generated TSBS cpu dataset nor an own" in problems[0]
+    assert len(problems) == 1 and "which is a TSBS iot dataset" in problems[0], problems
 
 
 def _own_source(tmp_path: Path, suffix: str, **entry) -> DeliverySource:

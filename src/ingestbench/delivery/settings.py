@@ -64,12 +64,12 @@ def check(config: dict[str, Any]) -> list[str]:
             f"give the label of a generated TSBS cpu dataset or of an own dataset there."
         )
     elif ("path" not in entry and entry.get("use_case", "cpu") != "cpu") or entry.get("dedup"):
+        what = "a dataset with dedup" if entry.get("dedup") else "a TSBS iot dataset"
         problems.append(
-            f"delivery.dataset names {entry['label']!r}, which is neither a generated TSBS cpu "
-            f"dataset nor an own dataset, without dedup: the delivery loads fill one table "
-            f"without DEDUP (their `-dedup` paths add it themselves, on TSBS data only, whose "
-            f"keys are unique): name such a dataset there (datasets: [{{label: delivery, "
-            f"scale: 100, epochs: 1000}}], or one with a `path`)."
+            f"delivery.dataset names {entry['label']!r}, which is {what}: the delivery loads "
+            f"fill one table without DEDUP (their `-dedup` paths add it, on TSBS data only); "
+            f"name a generated TSBS cpu dataset or an own dataset (one with a `path`) without "
+            f"dedup there, or add one (datasets: [{{label: delivery, scale: 100, epochs: 1000}}])."
         )
     request_s, retry_s = d["request_timeout_ms"] / 1000, d["retry_timeout_ms"] / 1000
     if not request_s < d["pause_short_s"] < retry_s:

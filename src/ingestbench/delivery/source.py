@@ -52,8 +52,9 @@ def _variant(path: DeliveryPath, fmt: str) -> Variant:
 def delivery_source(manifest: dict[str, Any], data: Path, table: str) -> DeliverySource:
     """The dataset's one table (a cpu dataset or an own one: `settings.check` refuses others),
     as the ingest job gets it, named `table`."""
-    (part,) = job_parts(_variant(DeliveryPath("dataframe", "http"), "parquet"), manifest,
-                        Path(data), table, None)  # fmt: skip
+    # The rows as a client variant reads them (any one gives the same table and file).
+    reader = Variant("pandas", "dataframe", "parquet", "http")
+    (part,) = job_parts(reader, manifest, Path(data), table, None)
     return DeliverySource(dataclasses.replace(part.spec, table=table), part.path, manifest)
 
 

@@ -245,7 +245,7 @@ def test_on_own_data_the_recommendation_does_not_offer_the_unsupported_dedup():
     common = {"path": "p-http", "source_rows": 10, "altered": 0, "claimed_success": True}
     rows = [{**common, "fault": "none", "lost": 0, "duplicated": 0, "load_s": 1.0},
             {**common, "fault": "cut_response", "lost": 0, "duplicated": 2, "fault_at_s": 0.1},
-            {"path": "p-http-dedup", "fault": "none", "unsupported": OWN_DEDUP}]  # fmt: skip
+            {"path": "q-http-dedup", "fault": "none", "unsupported": OWN_DEDUP}]  # fmt: skip
     line = recommendation(rows)
     assert "`p-http`" in line and "DEDUP UPSERT KEYS for exactly-once" not in line
     assert "DEDUP cannot undo here" in line and OWN_DEDUP in line

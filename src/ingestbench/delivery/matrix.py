@@ -123,8 +123,10 @@ def recommendation(rows: list[dict[str, Any]]) -> str:
         needs.append("a table with DEDUP UPSERT KEYS on the timestamp and the tags")
     elif dup_faults.get(best):
         faults = ", ".join(sorted(set(dup_faults[best]), key=FAULTS.index))
-        if (why := unsupported(rows).get(f"{best}-dedup")) is not None:
-            return (  # DEDUP could not be tried on this table: say so, not that it helps
+        dedup_refused = [w for p, w in unsupported(rows).items() if p.endswith("-dedup")]
+        if dedup_refused:  # DEDUP is not for this table (own data): say so, not that it helps
+            why = dedup_refused[0]
+            return (
                 f"Fastest path that never lost rows silently: `{best}` ({speed[best]:,.0f} "
                 f"rows/s fault-free); it needs {needs[0]}, and it duplicated rows under "
                 f"{faults}, which DEDUP cannot undo here ({why})."

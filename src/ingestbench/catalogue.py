@@ -32,7 +32,8 @@ ALL_PHASES = "all"
 
 #: A variant's name: `library-method-format-transport`, then a suffix per setting that the method
 #: has, each a letter and its value, in this order (`pandas-threads-parquet-http-w2`,
-#: `pandas-dataframe-parquet-tcp-farrival`). Variant.name writes it, parse_variant_name reads it.
+#: `pandas-dataframe-parquet-tcp-farrival`). ingestbench.variants writes and reads a backfill
+#: variant's (w, b, c), ingestbench.paced.names a paced path's (its flush mode, f).
 NAME_SUFFIXES = {"w": "workers", "b": "batch_rows", "c": "chunk_rows", "f": "flush"}
 
 

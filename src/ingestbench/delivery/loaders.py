@@ -222,12 +222,11 @@ def load_executemany(load: Load) -> None:
     """A prepared INSERT, `executemany` per batch in a transaction of its own (psycopg 3)."""
     import psycopg
 
-    from ingestbench.ingest.methods.pgwire import _rows
+    from ingestbench.ingest.methods.pgwire import bound_rows, insert_sql
 
     spec = load.spec
     columns = list(spec.columns)
-    sql = (f"INSERT INTO {spec.table} ({', '.join(columns)}) "
-           f"VALUES ({', '.join('%s' for _ in columns)})")  # fmt: skip
+    sql = insert_sql(spec.table, columns, lambda i: "%s")
     params = {**load.qdb.pg_params(), "connect_timeout": 10}
 
     def opener():
@@ -237,7 +236,9 @@ def load_executemany(load: Load) -> None:
     try:
         for done, batch in load.batches():
             load.progress(done)
-            rows = list(_rows(batch[columns]))  # nulls as None, as the ingest method binds them
+            rows = list(
+                bound_rows(batch[columns])
+            )  # nulls as None, as the ingest method binds them
 
             def action(c, rows=rows) -> None:
                 with c.transaction(), c.cursor() as cur:

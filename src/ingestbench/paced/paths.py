@@ -90,16 +90,16 @@ class ExecutemanyPath:
     """psycopg 3, autocommit: `executemany` of a prepared INSERT over the arrival's rows."""
 
     def __init__(self, conn, spec: TableSpec, columns: list[str]):
-        from ingestbench.ingest.methods.pgwire import _insert_sql
+        from ingestbench.ingest.methods.pgwire import insert_sql
 
         self.conn = conn
-        self.sql = _insert_sql(spec.table, columns, lambda i: "%s")
+        self.sql = insert_sql(spec.table, columns, lambda i: "%s")
 
     def send(self, arrival) -> None:
-        from ingestbench.ingest.methods.pgwire import _rows
+        from ingestbench.ingest.methods.pgwire import bound_rows
 
         with self.conn.cursor() as cur:
-            cur.executemany(self.sql, list(_rows(arrival)))
+            cur.executemany(self.sql, list(bound_rows(arrival)))
 
     def finish(self) -> None:
         """Nothing waits: every statement committed itself."""

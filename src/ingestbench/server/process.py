@@ -183,6 +183,22 @@ def stop_process(proc: subprocess.Popen, grace_s: float) -> None:
         proc.wait()
 
 
+def server_command(java: str, jar: Path, root: Path, jvm_options: Sequence[str] = ()) -> list[str]:
+    """The JVM's command line of a server on the data directory `root`."""
+    # QuestDB unpacks its native libraries into java.io.tmpdir and leaves them there (about 9 MB
+    # per start): keep them in the data directory, which goes when the server stops.
+    return [java, *jvm_options, f"-Djava.io.tmpdir={root / 'tmp'}", "-p", str(jar), *SERVER_MAIN,
+            "-d", str(root)]  # fmt: skip
+
+
+def launch(cmd: list[str], env: dict[str, str], root: Path, server_log) -> subprocess.Popen:
+    """The server's process, its output into `server_log`: in a session of its own (Ctrl-C
+    reaches us; we stop the server in order), killed when the thread that started it ends."""
+    return subprocess.Popen(cmd, env=env, stdout=server_log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, cwd=root, start_new_session=True,
+                            preexec_fn=die_with_parent)  # fmt: skip  # noqa: PLW1509
+
+
 @contextlib.contextmanager
 def embedded_server(
     jar: Path,
@@ -218,10 +234,7 @@ def embedded_server(
     log_path = Path(log_path) if log_path else root / "server.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     fixed = dict(ports or {})
-    # QuestDB unpacks its native libraries into java.io.tmpdir and leaves them there (about 9 MB
-    # per start): keep them in the data directory, which goes when the server stops.
-    cmd = [java_executable(java), *jvm_options, f"-Djava.io.tmpdir={root / 'tmp'}"]
-    cmd += ["-p", str(jar), *SERVER_MAIN, "-d", str(root)]
+    cmd = server_command(java_executable(java), jar, root, jvm_options)
     proc = None
     try:
         with sigterm_unwinds(), open(log_path, "ab") as server_log:
@@ -233,19 +246,9 @@ def embedded_server(
                 with attempt:
                     ports = _pick_ports(fixed)
                     log_start = log_path.stat().st_size  # this start's lines come after
-                    proc = subprocess.Popen(
-                        cmd,
-                        env={
-                            **server_env(root, ports, pools or {}, bind, worker_idle),
-                            **server_auth_env(root, access),
-                        },
-                        stdout=server_log,
-                        stderr=subprocess.STDOUT,
-                        stdin=subprocess.DEVNULL,
-                        cwd=root,
-                        start_new_session=True,  # Ctrl-C reaches us; we stop the server in order
-                        preexec_fn=die_with_parent,  # noqa: PLW1509
-                    )
+                    env = {**server_env(root, ports, pools or {}, bind, worker_idle),
+                           **server_auth_env(root, access)}  # fmt: skip
+                    proc = launch(cmd, env, root, server_log)
                     log.info("started QuestDB pid %d in %s (http %d, ilp %d)", proc.pid, root,
                              ports["http"], ports["ilp"])  # fmt: skip
                     reach = LOOPBACK if bind in ("0.0.0.0", "::") else bind  # noqa: S104 (a check)

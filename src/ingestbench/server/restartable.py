@@ -28,12 +28,12 @@ from ingestbench.server.aot import aot_cache_options
 from ingestbench.server.handle import QuestDB
 from ingestbench.server.process import (
     LOOPBACK,
-    SERVER_MAIN,
     _pick_ports,
     _wait_ready,
-    die_with_parent,
     java_executable,
+    launch,
     server_auth_env,
+    server_command,
     server_env,
     sigterm_unwinds,
     stop_process,
@@ -66,18 +66,13 @@ class RestartableServer:
     def start(self) -> None:
         """Start a server on the directory and ports; return once it answers."""
         defaults = questdb_defaults()
-        cmd = [self.java, *aot_cache_options(self.java, self.jar, self.startup_timeout_s),
-               f"-Djava.io.tmpdir={self.root / 'tmp'}", "-p", str(self.jar), *SERVER_MAIN,
-               "-d", str(self.root)]  # fmt: skip
+        jvm_options = aot_cache_options(self.java, self.jar, self.startup_timeout_s)
+        cmd = server_command(self.java, self.jar, self.root, jvm_options)
         env = {**server_env(self.root, self.ports, {}, LOOPBACK, defaults["worker_idle"]),
                **server_auth_env(self.root, Access())}  # fmt: skip
         with open(self.log_path, "ab") as server_log:
             log_start = self.log_path.stat().st_size
-            self.proc = self._spawner.submit(
-                subprocess.Popen, cmd, env=env, stdout=server_log, stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL, cwd=self.root, start_new_session=True,
-                preexec_fn=die_with_parent,
-            ).result()  # fmt: skip
+            self.proc = self._spawner.submit(launch, cmd, env, self.root, server_log).result()
         self.starts += 1
         log.info("started QuestDB pid %d on %s (start %d)", self.proc.pid, self.root, self.starts)
         # The ports are fixed: a taken one is an error in one sentence, never a silent move.

@@ -31,7 +31,7 @@ from ingestbench.tables.spec import TableSpec
 DIALECT = "postgresql+questdb_psycopg"
 
 
-def _insert_sql(table: str, columns: list[str], placeholder) -> str:
+def insert_sql(table: str, columns: list[str], placeholder) -> str:
     marks = ", ".join(placeholder(i) for i in range(len(columns)))
     return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
 
@@ -40,7 +40,7 @@ def _is_polars(frame) -> bool:
     return type(frame).__module__.startswith("polars")
 
 
-def _rows(frame) -> Iterator[tuple]:
+def bound_rows(frame) -> Iterator[tuple]:
     """The frame's rows as tuples of Python values, nulls as None (what a driver binds)."""
     if _is_polars(frame):
         return frame.iter_rows()
@@ -189,8 +189,8 @@ def write_database(engine, frame, table: str, batch_rows: int) -> None:
 
 def executemany(conn, frame, table: str, batch_rows: int) -> None:
     """A prepared INSERT, executemany over `batch_rows` rows, one transaction each."""
-    sql = _insert_sql(table, list(frame.columns), lambda i: "%s")
-    rows = list(_rows(frame))
+    sql = insert_sql(table, list(frame.columns), lambda i: "%s")
+    rows = list(bound_rows(frame))
     for start in range(0, len(rows), batch_rows):
         with conn.cursor() as cur:
             cur.executemany(sql, rows[start : start + batch_rows])
@@ -217,8 +217,8 @@ def asyncpg_insert(held: tuple[asyncio.Runner, Any], frame, table: str, batch_ro
     """asyncpg's executemany of a prepared INSERT over `batch_rows` rows, one transaction each
     (`frame` as naive_utc makes it)."""
     runner, conn = held
-    sql = _insert_sql(table, list(frame.columns), lambda i: f"${i + 1}")
-    rows = [tuple(_py(v) for v in row) for row in _rows(frame)]
+    sql = insert_sql(table, list(frame.columns), lambda i: f"${i + 1}")
+    rows = [tuple(_py(v) for v in row) for row in bound_rows(frame)]
 
     async def insert() -> None:
         for start in range(0, len(rows), batch_rows):
@@ -295,7 +295,7 @@ class PsycopgCopy(SqlMethod):
         columns = ", ".join(frame.columns)
         try:
             with conn.cursor() as cur, cur.copy(f"COPY {spec.table} ({columns}) FROM STDIN") as cp:
-                for row in _rows(frame):
+                for row in bound_rows(frame):
                     cp.write_row(row)
         except psycopg.ProgrammingError as exc:
             raise Unsupported(

@@ -11,6 +11,7 @@ import pytest
 
 from ingestbench.datasets import (
     KINDS,
+    PROTOCOLS,
     DatasetKind,
     of_entry,
     of_manifest,
@@ -25,27 +26,44 @@ from ingestbench.tsbs.columns import READINGS, cpu_spec
 from ingestbench.validate.repeat_checks import FAMILIES
 from tests.helpers import REPO
 
-#: The interface: every abstract method, and the attributes each kind sets.
+#: Every question a kind answers: each protocol's methods, and the attributes a kind sets.
 METHODS = sorted(DatasetKind.__abstractmethods__)
 ATTRIBUTES = ("name", "checks", "data_rule")
 
 
-def test_the_interface_is_what_a_kind_answers():
+def _attributes(protocol: type) -> set[str]:
+    return set(protocol.__dict__.get("__annotations__", {}))
+
+
+def test_the_protocols_split_the_interface_each_question_asked_by_one_caller():
+    assert {p.__name__ for p in PROTOCOLS} == {
+        "ClaimingKind",
+        "PlanKind",
+        "IngestKind",
+        "TableKind",
+        "ValidationKind",
+        "PacedDeliveryKind",
+    }
+    asked = [name for p in PROTOCOLS for name in sorted(p.__abstractmethods__)]
+    assert sorted(asked) == METHODS  # every method in one protocol and one only
+    assert sorted(a for p in PROTOCOLS for a in _attributes(p)) == sorted(ATTRIBUTES)
     assert {"run_summary", "table_sources", "source_relation", "frames", "csv_import",
-            "formats", "variants", "derived", "rows", "derived_bytes"} <= set(METHODS)  # fmt: skip
+            "formats", "variants", "derived", "rows", "derived_bytes", "why_not_paced",
+            "keys_unique", "stated_rows", "one_table"} <= set(METHODS)  # fmt: skip
 
 
+@pytest.mark.parametrize("protocol", PROTOCOLS, ids=lambda p: p.__name__)
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
-def test_every_kind_implements_every_method_of_the_interface(kind):
-    assert isinstance(kind, DatasetKind)
-    for name in METHODS:
+def test_every_kind_implements_every_protocol(kind, protocol):
+    assert isinstance(kind, protocol) and isinstance(kind, DatasetKind)
+    for name in protocol.__abstractmethods__:
         method = getattr(type(kind), name)
         assert not getattr(method, "__isabstractmethod__", False), f"{kind.name} lacks {name}"
-        wanted = inspect.signature(getattr(DatasetKind, name)).parameters
+        wanted = inspect.signature(getattr(protocol, name)).parameters
         assert list(inspect.signature(method).parameters) == list(wanted), (
-            f"{kind.name}.{name} takes other arguments than the interface"
+            f"{kind.name}.{name} takes other arguments than {protocol.__name__}"
         )
-    for name in ATTRIBUTES:
+    for name in _attributes(protocol):
         assert isinstance(getattr(kind, name, None), str), f"{kind.name} does not set {name}"
 
 
@@ -84,6 +102,39 @@ def test_each_entry_manifest_and_run_has_exactly_one_kind(entry, manifest, spec,
     assert of_run(kind.run_summary(manifest)) is kind
     # a table's answers are its shape's: every TSBS table, cpu's or iot's, is read alike
     assert of_spec(spec).checks == kind.checks
+
+
+def test_paced_and_delivery_learn_from_the_kind_what_an_entry_is_and_its_rows():
+    assert (
+        TSBS_CPU.why_not_paced(CPU_ENTRY) is None and TSBS_CPU.why_not_delivered(CPU_ENTRY) is None
+    )
+    assert TSBS_IOT.why_not_paced(IOT_ENTRY) == "a TSBS iot dataset"
+    assert TSBS_IOT.why_not_delivered(IOT_ENTRY) == "a TSBS iot dataset"
+    assert TSBS_CPU.why_not_delivered({**CPU_ENTRY, "dedup": True}) == "a dataset with dedup"
+    late = {**CPU_ENTRY, "out_of_order": {"lag": "30s"}}
+    assert (
+        TSBS_CPU.why_not_paced(late) == "out of order" and TSBS_CPU.why_not_delivered(late) is None
+    )
+    assert (
+        OWN.why_not_paced(OWN_ENTRY) == "your own file" and OWN.why_not_delivered(OWN_ENTRY) is None
+    )
+    # rows as the entry states them: TSBS's from its parameters, an own file's only once described
+    assert TSBS_CPU.stated_rows(CPU_ENTRY) == 50
+    assert TSBS_CPU.stated_rows({"label": "r", "scale": 10, "rows": 41}) == 50  # whole epochs
+    assert OWN.stated_rows(OWN_ENTRY) is None
+    assert TSBS_CPU.more_rows(CPU_ENTRY, 101) == "raise its epochs to at least 11"
+    # DEDUP keeps every row only where no two share their keys: generated rows, not a user's
+    assert TSBS_CPU.keys_unique(CPU_MANIFEST) and not OWN.keys_unique(OWN_MANIFEST)
+
+
+def test_the_one_table_a_client_reads_is_the_kinds(tmp_path):
+    one = TSBS_CPU.one_table(CPU_MANIFEST, tmp_path / "cpu.parquet", "loads")
+    assert (one.spec.table, one.path, one.rows) == ("loads", tmp_path / "cpu.parquet", 50)
+    with pytest.raises(ValueError, match="several tables"):
+        TSBS_IOT.one_table(IOT_MANIFEST, tmp_path / "iot.parquet", "loads")
+    manifest = {**OWN_MANIFEST, "table": OWN_SPEC.to_dict()}
+    one = OWN.one_table(manifest, tmp_path / "ignored.parquet", "loads")
+    assert (one.spec.table, str(one.path), one.rows) == ("loads", "x.parquet", 500)
 
 
 def test_an_own_entry_takes_its_defaults_from_the_schema_and_is_checked_by_it():

@@ -208,6 +208,16 @@ def test_an_own_dataset_passes_the_checks_and_an_iot_one_does_not(tmp_path):
     assert len(problems) == 1 and "which is a TSBS iot dataset" in problems[0], problems
 
 
+def test_the_delivery_check_asks_the_kind_for_the_rows_it_knows(tmp_path, monkeypatch):
+    from ingestbench.datasets.own import OWN
+
+    config = _own_config(tmp_path)
+    assert check(config) == []  # an own file's rows: not known before it is described
+    monkeypatch.setattr(OWN, "stated_rows", lambda entry: 100)
+    (problem,) = check(config)
+    assert problem.startswith("delivery.batch_rows is") and "dataset's 100 rows" in problem
+
+
 def _own_source(tmp_path: Path, suffix: str, **entry) -> DeliverySource:
     """The example trades table as the workflow describes it, as the delivery loads take it."""
     path = tmp_path / f"trades.{suffix}"
@@ -220,7 +230,7 @@ def _own_source(tmp_path: Path, suffix: str, **entry) -> DeliverySource:
 def test_on_own_data_dedup_and_what_a_method_cannot_load_are_unsupported(tmp_path):
     parquet = _own_source(tmp_path, "parquet")
     assert parquet.spec.table == TABLE and parquet.spec.tags == ("venue", "instrument", "side")
-    assert not parquet.generated
+    assert not parquet.keys_unique
     why = {p.name: why_unsupported(p, parquet) for p in all_paths()}
     assert {n for n, w in why.items() if w is not None} == {p.name for p in all_paths() if p.dedup}
     assert {w for w in why.values() if w is not None} == {OWN_DEDUP}

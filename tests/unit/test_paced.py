@@ -78,6 +78,22 @@ def test_an_own_dataset_is_refused_for_paced_runs():
     assert any("TSBS" in p and "'mine'" in p for p in check(config))
 
 
+def test_paced_asks_the_kind_whether_it_can_pace_a_dataset_and_its_rows(monkeypatch):
+    from ingestbench.datasets.tsbs import TSBS_CPU
+
+    config = copy.deepcopy(_config())
+    config["datasets"] = [{"label": "trucks", "scale": 10, "epochs": 2000, "use_case": "iot"}]
+    (problem,) = check(config)
+    assert "dataset 'trucks' is a TSBS iot dataset" in problem and problem.endswith(".")
+    config = _config()
+    monkeypatch.setattr(TSBS_CPU, "why_not_paced", lambda entry: "made up")
+    assert any("dataset 'p' is made up;" in p for p in check(config))
+    monkeypatch.setattr(TSBS_CPU, "why_not_paced", lambda entry: None)
+    monkeypatch.setattr(TSBS_CPU, "stated_rows", lambda entry: 7)
+    (problem,) = check(config)
+    assert problem.startswith("dataset 'p' has 7 rows") and "epochs to at least" in problem
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_histogram_percentiles_match_a_sorted_list_within_its_precision(seed):
     """HdrHistogram with 3 significant digits: each percentile within 0.1 % (plus the 1 us

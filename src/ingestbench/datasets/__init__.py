@@ -1,7 +1,9 @@
 """The kinds of dataset, the one seam on "which kind is this?": the rules and the stages ask a
-dataset's kind (`DatasetKind`, in `kind`) instead of branching on it.
+dataset's kind instead of branching on it, each through the protocol of its questions (`kind`).
 
-- `kind`: the interface every kind implements, and the records it answers with.
+- `kind`: the callers' protocols (the plan's, ingestion's, a table's, validation's, paced and
+  delivery's, the lookups'), `DatasetKind` (all of them, what every kind implements), and the
+  records a kind answers with.
 - `tsbs`: TSBS's cpu and iot use cases (implemented by ingestbench.tsbs), and `tsbs_profile`,
   a TSBS dataset's profile from its expected pass.
 - `own`: the user's own file (implemented by ingestbench.own).
@@ -20,7 +22,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from ingestbench.datasets.kind import CsvImport, DatasetKind, FrameSource, TableSource
+from ingestbench.datasets.kind import (
+    PROTOCOLS,
+    ClaimingKind,
+    CsvImport,
+    DatasetKind,
+    FrameSource,
+    IngestKind,
+    PacedDeliveryKind,
+    PlanKind,
+    TableKind,
+    TableSource,
+    ValidationKind,
+)
 from ingestbench.datasets.own import OWN
 from ingestbench.datasets.tsbs import TSBS_CPU, TSBS_IOT
 from ingestbench.tables.spec import TableSpec
@@ -38,20 +52,25 @@ def _first(claims: str, thing: Any, what: str) -> DatasetKind:
 
 
 def of_entry(entry: dict[str, Any]) -> DatasetKind:
-    """The kind of a `datasets[]` entry (validated: its schema admits only known kinds)."""
+    """The kind of a `datasets[]` entry (validated: its schema admits only known kinds): what
+    the plan (PlanKind) and paced and delivery (PacedDeliveryKind) ask."""
     return _first("claims_entry", entry, "datasets[] entry")
 
 
 def of_manifest(manifest: dict[str, Any]) -> DatasetKind:
+    """The kind of a dataset's manifest: what ingestion (IngestKind), the expected pass
+    (ValidationKind) and delivery (PacedDeliveryKind) ask."""
     return _first("claims_manifest", manifest, "manifest")
 
 
-def of_spec(spec: TableSpec) -> DatasetKind:
+def of_spec(spec: TableSpec) -> TableKind:
+    """The kind of a table's spec: a table's questions only, which its shape answers."""
     return _first("claims_spec", spec, "table spec")
 
 
-def of_run(dataset: dict[str, Any]) -> DatasetKind:
-    """The kind of a run file's dataset (a run summary, as `DatasetKind.run_summary` wrote it)."""
+def of_run(dataset: dict[str, Any]) -> ValidationKind:
+    """The kind of a run file's dataset (a run summary, as `IngestKind.run_summary` wrote it),
+    for the run's validation."""
     return _first("claims_run", dataset, "run file's dataset")
 
 
@@ -93,10 +112,18 @@ def plan(config: dict[str, Any]) -> dict[str, tuple[str, list[Variant]]]:
 
 __all__ = [
     "KINDS",
+    "OWN",
+    "PROTOCOLS",
+    "ClaimingKind",
     "CsvImport",
     "DatasetKind",
     "FrameSource",
+    "IngestKind",
+    "PacedDeliveryKind",
+    "PlanKind",
+    "TableKind",
     "TableSource",
+    "ValidationKind",
     "dataset_entries",
     "dataset_name",
     "dataset_pattern",

@@ -1,13 +1,19 @@
-"""The interface every kind of dataset implements: what the rules and the stages ask of a dataset
-instead of asking which kind it is.
+"""What the rules and the stages ask of a dataset instead of asking which kind it is: one protocol
+per caller, each with the questions that caller has, and `DatasetKind`, all of them, which every
+kind of the registry implements.
 
-A kind answers at four levels, each from what that level holds:
-
-- a `datasets[]` entry of the config (the rules: its name, derived datasets, the formats it
-  needs, the variants it supports, the files its jobs read, the disk check's estimates);
-- its manifest (the ingest job: its run summary, table parts, unsupported variants);
-- a table's spec (the readers, the server's imports, the validation's DuckDB source and checks);
-- a run file's dataset (the validation of a run).
+- `ClaimingKind`: the registry's lookups (ingestbench.datasets), which kind an entry, a manifest,
+  a table's spec or a run file's dataset is;
+- `PlanKind`: a `datasets[]` entry of the config, for the plan, the rules and the preflight (its
+  name, derived datasets, the formats it needs, the variants it supports, the files its jobs
+  read, the disk check's estimates);
+- `IngestKind`: its manifest, for the ingest job (its run summary, table parts, unsupported
+  variants, readers' queries, the repeats' source);
+- `TableKind`: a table's spec, for the readers, the server's imports and the validation's DuckDB
+  source and checks;
+- `ValidationKind`: the expected pass and a run's validation (its tables' sources, its profile);
+- `PacedDeliveryKind`: paced ingestion and the delivery experiment, which send one table and
+  ask whether this dataset is one they can send, its rows and whether its keys are unique.
 
 Answers that depend on a table's shape only (every TSBS table, cpu's or iot's, is read, imported
 and checked alike) come from the first kind that claims the spec (`ingestbench.datasets.of_spec`).
@@ -17,11 +23,11 @@ by ingestbench.own.partition when it is described), so no stage asks the kind fo
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ingestbench.errors import UserError
 from ingestbench.queryload.queries import QueryKind
@@ -66,21 +72,14 @@ class FrameSource(Protocol):
     def iter(self, library: str, chunk_rows: int, rows: int) -> Iterator[Any]: ...
 
 
-class DatasetKind(ABC):
-    """One kind of dataset. Every method is abstract: a new kind answers each question, and
-    tests/unit/test_datasets.py holds the registry to this interface."""
+@runtime_checkable
+class ClaimingKind(Protocol):
+    """What the registry's lookups ask: whether a thing is of this kind (asked of each kind in
+    turn, the first that claims it is its)."""
 
-    #: Its name ("cpu", "iot", "own").
+    #: Its name ("cpu", "iot", "own"), which every dataset's name of it starts with.
     name: str
-    #: The repeat-check family ingestbench.validate.repeat_checks applies to its tables: "tsbs"
-    #: (rows per first tag, every field's sum, min and max) or "columns" (per column as its kind
-    #: allows).
-    checks: str
-    #: The rule that writes its files and manifest: "generate" (TSBS) or "describe" (a file that
-    #: exists: described, hashed, never copied).
-    data_rule: str
 
-    # Which kind: the lookups of ingestbench.datasets ask each kind in turn.
     @abstractmethod
     def claims_entry(self, entry: dict[str, Any]) -> bool:
         """Whether a `datasets[]` entry is of this kind."""
@@ -97,7 +96,15 @@ class DatasetKind(ABC):
     def claims_run(self, dataset: dict[str, Any]) -> bool:
         """Whether a run file's dataset (its run summary) is of this kind."""
 
-    # The config's entry: the rules and the plan.
+
+@runtime_checkable
+class PlanKind(Protocol):
+    """What the plan, the Snakefile's rules and the preflight ask of a `datasets[]` entry."""
+
+    #: The rule that writes its files and manifest: "generate" (TSBS) or "describe" (a file that
+    #: exists: described, hashed, never copied).
+    data_rule: str
+
     @abstractmethod
     def dataset_name(self, entry: dict[str, Any]) -> str:
         """The dataset's name, which every file of it carries."""
@@ -147,7 +154,11 @@ class DatasetKind(ABC):
         """Bytes its data rule needs beyond its formats' files while it writes (the disk
         check); 0 once written."""
 
-    # Its manifest: the ingest job.
+
+@runtime_checkable
+class IngestKind(Protocol):
+    """What the ingest job asks of the dataset's manifest."""
+
     @abstractmethod
     def run_summary(self, manifest: dict[str, Any]) -> dict[str, Any]:
         """The dataset as every run file of it names it."""
@@ -169,10 +180,6 @@ class DatasetKind(ABC):
         unsupported rather than failed: true of data the workflow did not write."""
 
     @abstractmethod
-    def ilp_protocol(self, spec: TableSpec, configured: int) -> int:
-        """The ILP protocol version its table goes over."""
-
-    @abstractmethod
     def check_source(self, manifest: Path, data: Path, dataset: dict[str, Any]) -> Path | None:
         """The file the repeats' source checks read (None: none there to read)."""
 
@@ -181,27 +188,25 @@ class DatasetKind(ABC):
         """Each table's file of a dataset file `source` (a file per table, or the one file)."""
 
     @abstractmethod
-    def source_tables(
-        self, source: Path, table: dict[str, Any] | None
-    ) -> list[tuple[TableSpec, Path]]:
-        """Each table with the file its rows are read from (`source`: its validation source;
-        `table`: the table as its manifest and run files describe it, where they do)."""
-
-    @abstractmethod
-    def expected_profile(
-        self,
-        tables: list[tuple[TableSpec, Path]],
-        aggregates: dict[str, Any],
-        manifest: dict[str, Any],
-    ) -> dict[str, Any] | None:
-        """Its profile from the expected pass (None: its profile is elsewhere, profile_source)."""
-
-    @abstractmethod
     def reader_queries(self, spec: TableSpec, dataset: dict[str, Any]) -> tuple[QueryKind, ...]:
         """The queries readers beside ingestion send to the table (`dataset`: the manifest's
         params and run summary)."""
 
-    # A table's spec: the readers, the server's imports, the validation.
+
+@runtime_checkable
+class TableKind(Protocol):
+    """What the readers, the server's imports, the loads and the validation ask of one table's
+    spec."""
+
+    #: The repeat-check family ingestbench.validate.repeat_checks applies to its tables: "tsbs"
+    #: (rows per first tag, every field's sum, min and max) or "columns" (per column as its kind
+    #: allows).
+    checks: str
+
+    @abstractmethod
+    def ilp_protocol(self, spec: TableSpec, configured: int) -> int:
+        """The ILP protocol version its table goes over."""
+
     @abstractmethod
     def frames(self, spec: TableSpec) -> FrameSource | None:
         """Its own reader of the table's rows; None: its files, read as a user reads them."""
@@ -221,3 +226,80 @@ class DatasetKind(ABC):
     @abstractmethod
     def unreadable(self, spec: TableSpec, path: Path, exc: Exception) -> UserError:
         """The sentence for a source DuckDB cannot read: cause and fix."""
+
+
+@runtime_checkable
+class ValidationKind(Protocol):
+    """What the expected pass and a run's validation ask: where each table's rows are, and the
+    dataset's profile."""
+
+    @abstractmethod
+    def source_tables(
+        self, source: Path, table: dict[str, Any] | None
+    ) -> list[tuple[TableSpec, Path]]:
+        """Each table with the file its rows are read from (`source`: its validation source;
+        `table`: the table as its manifest and run files describe it, where they do)."""
+
+    @abstractmethod
+    def expected_profile(
+        self,
+        tables: list[tuple[TableSpec, Path]],
+        aggregates: dict[str, Any],
+        manifest: dict[str, Any],
+    ) -> dict[str, Any] | None:
+        """Its profile from the expected pass (None: its profile is elsewhere, profile_source)."""
+
+
+@runtime_checkable
+class PacedDeliveryKind(Protocol):
+    """What paced ingestion and the delivery experiment ask: each sends one table, row for row,
+    and compares the server's table with its source; paced also needs its rows in time order,
+    known before its data exists."""
+
+    @abstractmethod
+    def why_not_paced(self, entry: dict[str, Any]) -> str | None:
+        """Why paced ingestion cannot run on the entry, as what the dataset is ("your own
+        file"); None: it can."""
+
+    @abstractmethod
+    def why_not_delivered(self, entry: dict[str, Any]) -> str | None:
+        """Why the delivery loads cannot send the entry, as what the dataset is ("a TSBS iot
+        dataset"); None: they can."""
+
+    @abstractmethod
+    def stated_rows(self, entry: dict[str, Any]) -> int | None:
+        """Its rows as the entry states them (None: only its data can say)."""
+
+    @abstractmethod
+    def more_rows(self, entry: dict[str, Any], rows: int) -> str:
+        """How the entry gets at least `rows` rows, as a fix ("raise its epochs to at least
+        40")."""
+
+    @abstractmethod
+    def keys_unique(self, manifest: dict[str, Any]) -> bool:
+        """Whether no two of its rows share a timestamp and tags, so that a table with DEDUP
+        UPSERT KEYS on them keeps every row."""
+
+    @abstractmethod
+    def one_table(self, manifest: dict[str, Any], data: Path, table: str) -> TableSource:
+        """Its one table, named `table` on the server, with the file a client reads its rows
+        from (`data`: its Parquet, or the file its data rule found); a dataset of several tables
+        raises ValueError (why_not_delivered and why_not_paced refuse it first)."""
+
+
+class DatasetKind(
+    ClaimingKind,
+    PlanKind,
+    IngestKind,
+    TableKind,
+    ValidationKind,
+    PacedDeliveryKind,
+    Protocol,
+):
+    """One kind of dataset: every question of every caller. Each kind of the registry subclasses
+    it, so a kind that lacks an answer cannot be made; tests/unit/test_datasets.py holds each
+    kind to each protocol."""
+
+
+#: The callers' protocols, which together are DatasetKind.
+PROTOCOLS = (ClaimingKind, PlanKind, IngestKind, TableKind, ValidationKind, PacedDeliveryKind)

@@ -4,6 +4,7 @@ copied (ingestbench.own); `sorted: true` derives a copy sorted by its timestamp.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +135,27 @@ class OwnKind(DatasetKind):
     def reader_queries(self, spec: TableSpec, dataset: dict[str, Any]) -> tuple[QueryKind, ...]:
         """The latest row and a count per second over the last minute of its timestamp."""
         return latest_queries(spec.table, spec.timestamp)
+
+    def why_not_paced(self, entry: dict[str, Any]) -> str | None:
+        return "your own file"  # paced's validation and sampler take generated TSBS cpu data
+
+    def why_not_delivered(self, entry: dict[str, Any]) -> str | None:
+        return None  # one table, compared with the user's file row for row
+
+    def stated_rows(self, entry: dict[str, Any]) -> int | None:
+        return None  # counted when the file is described, not before
+
+    def more_rows(self, entry: dict[str, Any], rows: int) -> str:
+        return f"give datasets[].path a file of at least {rows:,} rows"
+
+    def keys_unique(self, manifest: dict[str, Any]) -> bool:
+        return False  # not known: DEDUP could merge distinct rows of the user's
+
+    def one_table(self, manifest: dict[str, Any], data: Path, table: str) -> TableSource:
+        """The user's table, read from the user's file where it is."""
+        spec = OwnTableSpec.from_dict(manifest["table"])
+        return TableSource(dataclasses.replace(spec, table=table), Path(spec.source.path),
+                           int(manifest["rows"]))  # fmt: skip
 
     def frames(self, spec: TableSpec) -> FrameSource | None:
         from ingestbench.own.read import OwnFrames

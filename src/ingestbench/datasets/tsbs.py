@@ -5,7 +5,9 @@ case: the use case is decided here, so no stage asks which it runs.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import math
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ from ingestbench.datasets.kind import CsvImport, DatasetKind, FrameSource, Table
 from ingestbench.errors import UserError
 from ingestbench.queryload.queries import QueryKind, devops_queries, latest_queries
 from ingestbench.tables.spec import TableSpec
-from ingestbench.tsbs.columns import table_files, use_case_tables
+from ingestbench.tsbs.columns import USE_CASES, table_files, use_case_tables
 from ingestbench.variants import FORMATS, Variant
 
 log = logging.getLogger(__name__)
@@ -86,9 +88,7 @@ class TsbsKind(DatasetKind):
         return f"{results_dir}/expected/{name}.json"  # the pass that reads its Parquet
 
     def rows(self, entry: dict[str, Any], name: str, data_dir: str) -> int:
-        from ingestbench.tsbs.params import DatasetParams
-
-        return DatasetParams.from_config(entry).rows
+        return self.stated_rows(entry)
 
     def derived_bytes(self, entry: dict[str, Any]) -> int:
         return 0
@@ -108,10 +108,15 @@ class TsbsKind(DatasetKind):
     ) -> list[TableSource]:
         """Each table from its file (the ILP text is one file for all), under the dataset's
         name of it."""
+        return self._sources(variant.format, manifest, data, table)
+
+    def _sources(
+        self, fmt: str, manifest: dict[str, Any], data: Path, table: str
+    ) -> list[TableSource]:
         field_type = manifest["params"]["field_type"]
         named = use_case_tables(self.name, field_type)  # as the dataset names them
         specs = use_case_tables(self.name, field_type, table)  # as they land on the server
-        files = (data,) * len(specs) if variant.format == "ilp" else table_files(data, specs)
+        files = (data,) * len(specs) if fmt == "ilp" else table_files(data, specs)
         return [TableSource(spec, path, _table_rows(manifest, name.table), key=name.table)
                 for spec, name, path in zip(specs, named, files, strict=True)]  # fmt: skip
 
@@ -158,6 +163,39 @@ class TsbsKind(DatasetKind):
         from ingestbench.datasets.tsbs_profile import tsbs_profile
 
         return tsbs_profile(tables, aggregates, manifest)
+
+    def _several_tables(self) -> bool:
+        return len(use_case_tables(self.name)) > 1
+
+    def why_not_delivered(self, entry: dict[str, Any]) -> str | None:
+        if entry.get("dedup"):  # made for a DEDUP table: the loads fill a plain one
+            return "a dataset with dedup"
+        if self._several_tables():
+            return f"a TSBS {self.name} dataset"
+        return None
+
+    def why_not_paced(self, entry: dict[str, Any]) -> str | None:
+        if why := self.why_not_delivered(entry):
+            return why
+        return "out of order" if entry.get("out_of_order") else None  # paced sends in time order
+
+    def stated_rows(self, entry: dict[str, Any]) -> int | None:
+        from ingestbench.tsbs.params import DatasetParams  # numpy: not at the Snakefile's start
+
+        return DatasetParams.from_config(entry).rows
+
+    def more_rows(self, entry: dict[str, Any], rows: int) -> str:
+        per_epoch = int(entry["scale"]) * USE_CASES[self.name].points_per_host
+        return f"raise its epochs to at least {math.ceil(rows / per_epoch)}"
+
+    def keys_unique(self, manifest: dict[str, Any]) -> bool:
+        return True  # generated: one row per timestamp and tags (dedup sets the table's keys only)
+
+    def one_table(self, manifest: dict[str, Any], data: Path, table: str) -> TableSource:
+        if self._several_tables():
+            raise ValueError(f"a TSBS {self.name} dataset has several tables, not one")
+        (source,) = self._sources("parquet", manifest, data, table)
+        return dataclasses.replace(source, spec=dataclasses.replace(source.spec, table=table))
 
     def frames(self, spec: TableSpec) -> FrameSource | None:
         return None  # its Parquet and CSV files, read as a pandas or polars user reads them

@@ -2,7 +2,8 @@
 and restarted, paused, or its connection cut mid-load (docs/faults.md).
 
 - `paths`: the paths (a catalogue method over a transport, with or without DEDUP) and the faults.
-- `source`: the dataset's table (TSBS cpu, or own data) and the paths that cannot run on it.
+- `source`: the dataset's table as its kind gives it (TSBS cpu, or own data) and the paths that
+  cannot run on it.
 - `settings`: the config's `delivery` section as a record, and `check(config)`, its problems.
 - `loaders`: each path's resending load, as a user following its docs writes it.
 - `relay`: the relay process that cuts a connection mid-request or before its answer.
@@ -14,7 +15,7 @@ and restarted, paused, or its connection cut mid-load (docs/faults.md).
 
 May import: catalogue, datasets (the table as the dataset's kind gives it), variants (the
 variant its kind's support is asked about), storage.files, server (the restartable server,
-tables, the handle), ingest (the table parts, the frame reader, the ILP encoder and the SQL rows),
+tables, the handle), ingest (the frame reader, the ILP encoder and the SQL rows),
 tsbs (the cpu table), validate (the export and its normalised rows), tables (the spec) and
 columnar.duckdb_sql.
 """

@@ -6,6 +6,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from ingestbench.datasets import PacedDeliveryKind, of_entry
+
 
 @dataclass(frozen=True)
 class DeliverySettings:
@@ -58,13 +60,13 @@ def check(config: dict[str, Any]) -> list[str]:
             "its server: set mode: embedded in the config that has the delivery section."
         )
     entry = dataset_entry(config)
-    if entry is None:
+    kind: PacedDeliveryKind | None = of_entry(entry) if entry else None
+    if entry is None or kind is None:
         problems.append(
             f"delivery.dataset is {d.get('dataset')!r}, which names no dataset of `datasets`: "
             f"give the label of a generated TSBS cpu dataset or of an own dataset there."
         )
-    elif ("path" not in entry and entry.get("use_case", "cpu") != "cpu") or entry.get("dedup"):
-        what = "a dataset with dedup" if entry.get("dedup") else "a TSBS iot dataset"
+    elif what := kind.why_not_delivered(entry):
         problems.append(
             f"delivery.dataset names {entry['label']!r}, which is {what}: the delivery loads "
             f"fill one table without DEDUP (their `-dedup` paths add it, on TSBS data only); "
@@ -85,16 +87,10 @@ def check(config: dict[str, Any]) -> list[str]:
             f"+ retry_timeout_ms ({request_s + retry_s:g} s): the client would never give up; "
             f"raise it above that."
         )
-    rows = _rows(entry) if entry else None
+    rows = kind.stated_rows(entry) if entry and kind else None
     if rows is not None and rows < 4 * d["batch_rows"]:
         problems.append(
             f"delivery.batch_rows is {d['batch_rows']}, more than a quarter of the dataset's "
             f"{rows} rows: a fault could not land between batches; lower it below {rows // 4}."
         )
     return problems
-
-
-def _rows(entry: dict[str, Any]) -> int | None:
-    if "scale" not in entry:
-        return None
-    return int(entry["scale"]) * int(entry.get("epochs") or -(-entry["rows"] // entry["scale"]))

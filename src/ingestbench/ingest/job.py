@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ingestbench.config import Settings
-from ingestbench.datasets import DatasetKind, of_manifest
+from ingestbench.datasets import IngestKind, of_manifest, of_spec
 from ingestbench.ingest.contention import Contention
 from ingestbench.ingest.environment import host_info
 from ingestbench.results.records import SCHEMA_VERSION, RunFile, write_run
@@ -58,7 +58,7 @@ def ingest_job(
     `recorded_settings` (ingestbench.workflow.rule_inputs.ingest_settings) go into the run file:
     what it ran under, which the summary checks against the config."""
     manifest = load_json(files.manifest, "dataset manifest")
-    kind = of_manifest(manifest)
+    kind: IngestKind = of_manifest(manifest)
     qdb_settings = settings.questdb
     reason = server_unsupported(variant.method, qdb_settings.mode, qdb_settings.copy_root)
     if reason is None:
@@ -113,7 +113,7 @@ def write_unsupported(
     return write_run(files.run, doc)
 
 
-def _refusal(kind: DatasetKind, exc: Exception) -> str | None:
+def _refusal(kind: IngestKind, exc: Exception) -> str | None:
     """A path the server does not offer makes the variant unsupported on any data; on data of a
     kind that says so (the user's), so does a value the path cannot carry."""
     from ingestbench.ingest.methods import Unsupported
@@ -166,10 +166,10 @@ def _measure(
     from ingestbench.server.deadline import default_limit_s
     from ingestbench.validate import export_tables, questdb_aggregates
 
-    kind = of_manifest(manifest)
+    kind: IngestKind = of_manifest(manifest)
     dataset = kind.run_summary(manifest)
     parts = job_parts(variant, manifest, Path(files.data), settings.table, settings.rows_cap)
-    protocol = kind.ilp_protocol(parts[0].spec, settings.ilp_protocol_version)
+    protocol = of_spec(parts[0].spec).ilp_protocol(parts[0].spec, settings.ilp_protocol_version)
     job = Job(qdb, variant, Path(files.data), parts, protocol, dedup=dataset["dedup"])
     deadline_s = settings.guards.repeat_deadline_s or default_limit_s(job.rows)
     source = functools.partial(source_checks_of, kind, job, files, dataset)
@@ -212,7 +212,7 @@ def _with_readers(
 
 
 def source_checks_of(
-    kind: DatasetKind, job: Job, files: IngestFiles, dataset: dict[str, Any]
+    kind: IngestKind, job: Job, files: IngestFiles, dataset: dict[str, Any]
 ) -> dict[str, Any]:
     """Each table's checks (validate.repeat_checks), by DuckDB over the source the kind names
     (a TSBS dataset's Parquet beside its manifest, else the job's own file when that is CSV or

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ingestbench.catalogue import METHODS
+from ingestbench.datasets import PacedDeliveryKind, of_entry
 from ingestbench.paced.names import PacedPath, expand, path_problem
 
 #: Fewer arrivals than this give no p99.9 (its tail would be one or two arrivals).
@@ -84,32 +84,20 @@ def check(config: Mapping[str, Any]) -> list[str]:
         )
     need = max(section["step_arrivals"], section["warmup_arrivals"]) * section["arrival_rows"]
     for d in config.get("datasets", []):
-        if "path" in d:
+        kind: PacedDeliveryKind = of_entry(d)
+        if why := kind.why_not_paced(d):
             problems.append(
-                f"paced runs on generated TSBS data only, and datasets has your own file "
-                f"{d['label']!r}; give the paced config a TSBS dataset of its own."
+                f"paced runs on generated TSBS cpu data in time order, and dataset "
+                f"{d['label']!r} is {why}; give the paced config a plain TSBS cpu dataset of its "
+                f"own."
             )
-            continue
-        rows = _tsbs_rows(d)
-        if d.get("use_case", "cpu") != "cpu" or d.get("dedup") or d.get("out_of_order"):
-            problems.append(
-                f"paced runs on the TSBS cpu table in time order, and dataset {d['label']!r} is "
-                f"iot, dedup or out of order; give the paced config a plain cpu dataset."
-            )
-        elif rows < need:
+        elif (rows := kind.stated_rows(d)) is not None and rows < need:
             problems.append(
                 f"dataset {d['label']!r} has {rows:,} rows and a paced step needs "
                 f"{need:,} (paced.step_arrivals x paced.arrival_rows; rows never wrap, which "
-                f"would repeat timestamps); raise its epochs to at least "
-                f"{math.ceil(need / d['scale'])} or shorten the steps."
+                f"would repeat timestamps); {kind.more_rows(d, need)} or shorten the steps."
             )
     return problems
-
-
-def _tsbs_rows(d: Mapping[str, Any]) -> int:
-    if "epochs" in d:
-        return int(d["scale"]) * int(d["epochs"])
-    return math.ceil(int(d["rows"]) / int(d["scale"])) * int(d["scale"])
 
 
 def rule_settings(config: Mapping[str, Any], variant: str) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from ingestbench.columnar.duckdb_sql import (
     iso_us,
     number,
 )
-from ingestbench.datasets import of_manifest, of_spec
+from ingestbench.datasets import ValidationKind, of_manifest, of_spec
 from ingestbench.errors import UserError
 from ingestbench.results.records import SCHEMA_VERSION
 from ingestbench.server.process import QuestDB
@@ -166,7 +166,7 @@ def write_expected(
     the user's file as the table takes it), with the profile where the kind takes it here."""
     parquet = Path(parquet)
     log.info("computing the expected aggregates of %s", parquet)
-    kind = of_manifest(manifest)
+    kind: ValidationKind = of_manifest(manifest)
     data = {"schema_version": SCHEMA_VERSION, "dataset": dataset, "source": str(parquet)}
     tables = kind.source_tables(parquet, manifest.get("table"))
     data["tables"] = {spec.table: expected_aggregates(path, spec=spec) for spec, path in tables}

@@ -15,6 +15,8 @@ import yaml
 from ingestbench import CHECKOUT, catalogue
 from ingestbench.dev.methods_doc import FULL_CONFIG
 from ingestbench.dev.workflow_copy import copy_workflow
+from ingestbench.ingest.methods.experiments import resolve
+from ingestbench.own.support import CSV_IMPORT_REFUSALS, REFUSALS
 
 PACKAGE = CHECKOUT / "src" / "ingestbench"
 
@@ -189,6 +191,12 @@ def test_every_record_is_whole():
         assert not (method.flush_modes and method.unpaced_reason), method.name
         assert set(method.flush_modes) <= set(catalogue.FLUSH_MODES)
         assert set(method.formats) <= set(catalogue.FORMATS)
+        # Paced and delivered methods name their code, which resolves; own data's refusals exist.
+        assert bool(method.paced) == bool(method.flush_modes), method.name
+        assert bool(method.deliver) == bool(method.resend) == bool(method.delivery_transports)
+        for ref in filter(None, (method.paced, method.deliver)):
+            assert callable(resolve(ref)), ref
+        assert set(method.own_refusals) <= {*REFUSALS, *CSV_IMPORT_REFUSALS}, method.name
 
 
 NEW_METHOD = """

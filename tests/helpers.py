@@ -3,6 +3,7 @@ QuestDB version the tests run (the schema's default, the one home of that fact).
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 import sys
 import time
@@ -131,3 +132,23 @@ OWN_PROFILE = {
                       "ilp": {"bytes_per_row": 300.0, "estimate": True}},
     "recommendation": "use `server_parquet`: 1.6× the best client path",
 }  # fmt: skip
+
+
+def sample_variants(method: str, count: int, whole_file: bool = True, start: int = 0) -> list[str]:
+    """Variant names of a catalogue method for the tests that run every method: `count` of them
+    taking its libraries, formats and transports in turn from the `start`-th (2 workers then 1,
+    300 rows per batch then 700), then, for a method that reads in chunks, the first read whole
+    (`-call`); each name once."""
+    from ingestbench.catalogue import METHODS
+    from ingestbench.variants import Variant
+
+    m = METHODS[method]
+    variants = [
+        Variant(m.libraries[i % len(m.libraries)], method, m.formats[i % len(m.formats)],
+                m.transports[i % len(m.transports)], workers=2 if i % 2 == 0 else 1,
+                batch_rows=300 if i % 2 == 0 else 700)
+        for i in range(start, start + count)
+    ]  # fmt: skip
+    if whole_file and m.chunked:
+        variants.append(dataclasses.replace(variants[0], chunk_rows=None))
+    return list(dict.fromkeys(v.name for v in variants))

@@ -1,9 +1,8 @@
 """The method catalogue: one record per way of ingesting, and the grammar of a variant's name.
 
-Everything that must know a method's properties reads them here: the variant matrix
-(ingestbench.variants), the schema's enums, the generated docs and configs, the warm-up, own
-data's support, the dtype matrix's senders, and the paced and delivery experiments. A test
-scans the package for hand-kept lists of method names outside this module.
+Everything that must know a method's properties or its code reads them here: the variant
+matrix, the schema's enums, the generated docs and configs, the warm-up, own data's support, the
+dtype matrix, the paced and delivery experiments. A test fails on method names used elsewhere.
 
 It stays light (the Snakefile imports it at parse time): no client library, nothing of the
 package.
@@ -81,6 +80,13 @@ class Method:
     resend: str | None = None
     #: Delivery experiment: the transports it is tried over (the paths a user picks between).
     delivery_transports: tuple[str, ...] = ()
+    #: Paced: its stream class; delivery: its resending loader (`module:name` in its module under
+    #: ingestbench.ingest.methods); `one_statement`: the load is one statement (fault points are
+    #: shares of its time); own data: the refusals of ingestbench.own.support that apply.
+    paced: str = ""
+    deliver: str = ""
+    one_statement: bool = False
+    own_refusals: tuple[str, ...] = ()
 
 
 # docs/iot.md's "Loading two tables": what each method does with a dataset of two tables.
@@ -114,6 +120,7 @@ CATALOGUE: tuple[Method, ...] = (
         chunked=True,
         capped=True,
         flush_modes=FLUSH_MODES,
+        paced="loops:RowsStream",
         implementation="loops.Rows",
         two_tables=T_ROWS,
         dtype_matrix=True,
@@ -139,6 +146,7 @@ CATALOGUE: tuple[Method, ...] = (
         chunked=True,
         warms_up=True,
         flush_modes=FLUSH_MODES,
+        paced="frames:DataframeStream",
         resend=(
             "over HTTP: the client's own retries (`retry_timeout`), then the code catches the "
             "error and sends the failed batch again from its own copy (a failed flush clears "
@@ -149,6 +157,7 @@ CATALOGUE: tuple[Method, ...] = (
         two_tables=T_FRAME,
         dtype_matrix=True,
         delivery_transports=("http", "tcp"),
+        deliver="frames:deliver",
     ),
     Method(
         "threads",
@@ -171,6 +180,7 @@ CATALOGUE: tuple[Method, ...] = (
         sweep=(("workers", (2, 4, 8)),),
         dtype_matrix=True,
         delivery_transports=("http",),
+        deliver="parallel:deliver_threads",
     ),
     Method(
         "processes",
@@ -214,6 +224,7 @@ CATALOGUE: tuple[Method, ...] = (
         protocol_2=True,
         # No client buffer: a streaming user buffers the encoded arrivals by the same rules.
         flush_modes=FLUSH_MODES,
+        paced="vectorized:VectorizedStream",
         resend=(
             "over TCP: nothing is acknowledged, so after an error it reconnects and resends "
             "from the last piece it finished writing"
@@ -223,6 +234,7 @@ CATALOGUE: tuple[Method, ...] = (
         sweep=(("workers", (1, 2, 4)),),
         dtype_matrix=True,
         delivery_transports=("tcp",),
+        deliver="vectorized:deliver",
     ),
     Method(
         "server_csv",
@@ -247,6 +259,7 @@ CATALOGUE: tuple[Method, ...] = (
         formats=("csv",),
         transports=("http",),
         copy_root=True,
+        own_refusals=("copy_time_columns",),
         unpaced_reason=_PACED_NOT,
         implementation="server_side.ServerCopy",
         two_tables=T_SERVER,
@@ -266,6 +279,9 @@ CATALOGUE: tuple[Method, ...] = (
         implementation="server_side.ServerParquet",
         two_tables=T_SERVER,
         delivery_transports=("http",),
+        deliver="server_side:deliver",
+        one_statement=True,
+        own_refusals=("one_file", "small_int_nulls", "uint32"),
     ),
     Method(
         "ilp_file",
@@ -277,6 +293,7 @@ CATALOGUE: tuple[Method, ...] = (
         libraries=(NO_LIBRARY,),
         formats=("ilp",),
         workers=True,
+        own_refusals=("protocol_1",),
         unpaced_reason="it sends a whole file of ILP text: it has no arrivals to pace",
         implementation="ilp_file.IlpFile",
         two_tables=T_FILE,
@@ -345,11 +362,13 @@ CATALOGUE: tuple[Method, ...] = (
         capped=True,
         warms_up=True,
         flush_modes=("arrival",),
+        paced="pgwire:ExecutemanyStream",
         resend="the batch's transaction rolled back and sent again after an error",
         implementation="pgwire.Executemany",
         two_tables=T_SQL,
         dtype_matrix=True,
         delivery_transports=(SQL_TRANSPORT,),
+        deliver="pgwire:deliver_executemany",
     ),
     Method(
         "asyncpg",
@@ -417,3 +436,14 @@ def paced_names() -> tuple[str, ...]:
 def delivery_names() -> tuple[str, ...]:
     """The methods the delivery experiment runs, each with its resend rule."""
     return tuple(m.name for m in CATALOGUE if m.resend)
+
+
+#: Delivery: the transports whose paths also run on a DEDUP table (what their retries duplicate).
+DEDUP_TRANSPORTS = ("http",)
+
+
+def delivery_path_names() -> tuple[str, ...]:
+    """The delivery paths, `method-transport`, in catalogue order, then their `-dedup` ones."""
+    plain = [(m, t) for m in delivery_names() for t in METHODS[m].delivery_transports]
+    dedup = [f"{m}-{t}-dedup" for m, t in plain if t in DEDUP_TRANSPORTS]
+    return (*(f"{m}-{t}" for m, t in plain), *dedup)

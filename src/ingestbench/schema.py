@@ -35,6 +35,10 @@ def load_schema(path: Path = SCHEMA_PATH) -> dict[str, Any]:
         defs["dtype_method"]["enum"] = list(dtype_methods)
         matrix = schema["properties"]["dtype_matrix"]["properties"]
         matrix["methods"]["default"] = list(dtype_methods)
+    if "delivery_path" in defs:
+        paths = catalogue.delivery_path_names()
+        defs["delivery_path"]["enum"] = list(paths)
+        schema["properties"]["delivery"]["properties"]["paths"]["default"] = list(paths)
     return schema
 
 

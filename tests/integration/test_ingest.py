@@ -13,6 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from ingestbench.catalogue import CATALOGUE
 from ingestbench.config import Settings, validate_config
 from ingestbench.errors import UserError
 from ingestbench.ingest import runner
@@ -23,32 +24,12 @@ from ingestbench.ingest.timing import whole_file_end_to_end
 from ingestbench.results.records import SCHEMA_VERSION
 from ingestbench.server.process import QuestDB, embedded_server
 from ingestbench.variants import parse_variant_name
-from tests.helpers import QUESTDB_VERSION, STARTUP_S
+from tests.helpers import QUESTDB_VERSION, STARTUP_S, sample_variants
 
-EVERY_METHOD = [
-    "pandas-rows-parquet-http",
-    "polars-rows-csv-tcp",
-    "pandas-dataframe-csv-tcp",
-    "polars-dataframe-parquet-http",
-    "pandas-threads-parquet-tcp-w2",
-    "polars-threads-csv-http-w3",
-    "pandas-processes-csv-http-w2",
-    "polars-processes-parquet-tcp-w2",
-    "pandas-batches-parquet-http-b300",
-    "polars-batches-csv-tcp-b700",
-    "pandas-vectorized-parquet-tcp-w2",
-    "polars-vectorized-csv-http-w1",
-    "none-server_csv-csv-http",
-    "none-server_copy-csv-http",
-    "none-server_parquet-parquet-http",
-    # Whole-file mode (chunk_rows null), today's behaviour kept as variants of their own.
-    "polars-rows-csv-tcp-call",
-    "pandas-dataframe-parquet-http-call",
-    "polars-threads-csv-http-w3-call",
-    "pandas-processes-csv-http-w2-call",
-    "polars-batches-csv-tcp-b700-call",
-    "pandas-vectorized-csv-tcp-w2-call",
-]
+#: Every method of the catalogue's client and server families (ilp_file: test_ilp.py; SQL:
+#: test_pgwire.py), two variants each and the first read whole.
+EVERY_METHOD = [name for m in CATALOGUE if m.family in ("client", "server")
+                for name in sample_variants(m.name, 2)]  # fmt: skip
 
 
 def _job(qdb: QuestDB, tiny_dataset, name: str, table: str, rows: int | None = None) -> Job:

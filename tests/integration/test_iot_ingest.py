@@ -9,6 +9,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
+from ingestbench.catalogue import CATALOGUE
 from ingestbench.ingest.methods import Job
 from ingestbench.ingest.parts import job_parts
 from ingestbench.ingest.runner import run_variant
@@ -17,35 +18,16 @@ from ingestbench.tsbs.columns import IOT_TABLES, table_file
 from ingestbench.validate import export_table, questdb_aggregates, validate_run
 from ingestbench.validate.aggregates import write_expected
 from ingestbench.variants import parse_variant_name
+from tests.helpers import sample_variants
 
+#: Every method of the catalogue that loads (psycopg_copy and adbc are tried once and
+#: unsupported: they fill no phase), one variant each (the libraries, formats and transports taken
+#: in turn from method to method), and the client methods' first read whole.
 EVERY_METHOD = [
-    "pandas-rows-parquet-http",
-    "polars-rows-csv-tcp",
-    "pandas-iterrows-parquet-tcp",
-    "pandas-dataframe-csv-tcp",
-    "polars-dataframe-parquet-http",
-    "polars-dataframe-csv-http",
-    "pandas-threads-parquet-tcp-w2",
-    "polars-threads-csv-http-w3",
-    "pandas-processes-csv-http-w2",
-    "polars-processes-parquet-tcp-w2",
-    "pandas-batches-parquet-http-b300",
-    "pandas-vectorized-parquet-tcp-w2",
-    "polars-vectorized-csv-http-w1",
-    "none-server_csv-csv-http",
-    "none-server_copy-csv-http",
-    "none-server_parquet-parquet-http",
-    "none-ilp_file-ilp-tcp-w2",
-    "none-ilp_file-ilp-http-w1",
-    "pandas-to_sql-parquet-pg-b500",
-    "polars-write_database-csv-pg-b700",
-    "pandas-executemany-csv-pg-b300",
-    "polars-asyncpg-parquet-pg-b10000",
-    # Whole-file mode: each table read whole, then sent.
-    "pandas-dataframe-parquet-http-call",
-    "polars-threads-csv-http-w3-call",
-    "pandas-processes-csv-http-w2-call",
-    "pandas-vectorized-csv-tcp-w2-call",
+    name
+    for i, m in enumerate(CATALOGUE)
+    if m.phases != "none"
+    for name in sample_variants(m.name, 1, whole_file=m.family == "client", start=i)
 ]
 
 

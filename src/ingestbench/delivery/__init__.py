@@ -5,7 +5,8 @@ and restarted, paused, or its connection cut mid-load (docs/faults.md).
 - `source`: the dataset's table as its kind gives it (TSBS cpu, or own data) and the paths that
   cannot run on it.
 - `settings`: the config's `delivery` section as a record, and `check(config)`, its problems.
-- `loaders`: each path's resending load, as a user following its docs writes it.
+- `loaders`: the resending load (the retry loop, the record of what the code saw) that each
+  method's own loader (its catalogue record's `deliver`, under ingest.methods) sends through.
 - `relay`: the relay process that cuts a connection mid-request or before its answer.
 - `faults`: the injector, a thread that does the fault at its point.
 - `check`: the table against its source, row for row with multiplicity (DuckDB).

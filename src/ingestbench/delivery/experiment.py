@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ingestbench.catalogue import METHODS
 from ingestbench.delivery.check import check_table
 from ingestbench.delivery.faults import CUTS, Injector, Point
 from ingestbench.delivery.loaders import Load, run_load
@@ -51,7 +52,7 @@ def _through(server: RestartableServer, relay: Relay | None, path: DeliveryPath)
 
 
 def _point(path: DeliveryPath, fault: str, share: float, rows: int, baseline_s: float) -> Point:
-    if path.method == "server_parquet":  # one statement: a share of its time
+    if METHODS[path.method].one_statement:  # no batches to count: a share of its time
         return Point(seconds=None if fault in CUTS else share * baseline_s)
     return Point(rows=max(1, int(share * rows)))
 
@@ -150,8 +151,8 @@ def run_experiment(
     startup_timeout_s: float | None = None,
 ) -> list[dict[str, Any]]:
     """Every configured path × fault × point, in that order; the `none` control first for each
-    path (its time sets server_parquet's points). A path that cannot run on the dataset's table
-    is one row per fault, `unsupported` with its reason, and never runs."""
+    path (its time sets a one-statement path's points). A path that cannot run on the dataset's
+    table is one row per fault, `unsupported` with its reason, and never runs."""
     from ingestbench.ingest.frames.readers import read_frame
 
     source = delivery_source(manifest, data, TABLE)

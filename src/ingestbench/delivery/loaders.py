@@ -1,5 +1,7 @@
-"""The resending loaders: each path's load as a user following its docs writes it, with the
+"""The resending loads: each path's load as a user following its docs writes it, with the
 catalogue's resend rule (ingestbench.catalogue, `resend`), and a record of what the code saw.
+The loader is the method's own (its record's `deliver`, in its module under
+ingestbench.ingest.methods, on the `ResendLoad` interface that `Load` implements here).
 
 Every loader sends the dataset in batches of `batch_rows`, each from the code's own copy (the
 frame): a failed attempt closes the connection, and the batch goes again on a fresh one, after
@@ -19,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ingestbench.catalogue import METHODS
 from ingestbench.datasets import of_spec
 from ingestbench.delivery.paths import DeliveryPath
 from ingestbench.delivery.settings import DeliverySettings
+from ingestbench.ingest.methods.experiments import resolve
 from ingestbench.server.handle import QuestDB
 from ingestbench.tsbs.columns import TableSpec
 
@@ -74,10 +78,25 @@ class Load:
     qdb: QuestDB
     spec: TableSpec
     frame: Any  # the whole dataset as a pandas DataFrame: the code's own copy
-    parquet: Path  # the same rows as a file (server_parquet hands it to the server)
+    parquet: Path  # the same rows as a file (for a loader that hands the server a file)
     settings: DeliverySettings
     progress: Callable[[int], None] = lambda rows: None
     outcome: LoadOutcome = field(default_factory=LoadOutcome)
+
+    @property
+    def transport(self) -> str:
+        return self.path.transport
+
+    @property
+    def rows(self) -> int:
+        return len(self.frame)
+
+    @property
+    def ilp_protocol(self) -> int:
+        return of_spec(self.spec).ilp_protocol(self.spec, ILP_PROTOCOL)
+
+    def resender(self, opener: Callable[[], Any], closer: Callable[[Any], None]) -> _Resender:
+        return _Resender(self, opener, closer)
 
     def batches(self) -> list[tuple[int, Any]]:
         n, k = len(self.frame), self.settings.batch_rows
@@ -116,160 +135,12 @@ class _Resender:
                 self.closer(conn)
 
 
-def _ilp_sender(load: Load) -> _Resender:
-    from questdb import Sender
-
-    s = load.settings
-    extra: dict[str, Any] = {"auto_flush": "off"}
-    if load.path.transport == "http":
-        extra |= {"retry_timeout": s.retry_timeout_ms, "request_timeout": s.request_timeout_ms,
-                  "request_min_throughput": 0}  # fmt: skip
-    protocol = of_spec(load.spec).ilp_protocol(load.spec, ILP_PROTOCOL)
-    conf = load.qdb.ilp_conf(load.path.transport, protocol, **extra)
-
-    def opener():
-        sender = Sender.from_conf(conf)
-        sender.establish()
-        return sender
-
-    # A failed connection's buffer is dropped, never flushed on close.
-    return _Resender(load, opener, lambda sender: sender.close(flush=False))
-
-
-def _dataframe_batch(load: Load, batch: Any) -> Callable[[Any], None]:
-    def action(sender) -> None:
-        sender.dataframe(batch, table_name=load.spec.table, symbols=list(load.spec.tags),
-                         at=load.spec.timestamp)  # fmt: skip
-        sender.flush()
-
-    return action
-
-
-def load_dataframe(load: Load) -> None:
-    """`dataframe()` per batch, flushed; over HTTP the client retries for `retry_timeout` first.
-    The last connection is closed politely (over TCP that is when its last rows go)."""
-    conn = _ilp_sender(load)
-    try:
-        for done, batch in load.batches():
-            load.progress(done)
-            conn.send(_dataframe_batch(load, batch))
-        if conn.conn is not None:
-            conn.conn.close()
-            conn.conn = None
-    finally:
-        conn.close()
-
-
-def load_threads(load: Load) -> None:
-    """`workers` threads, each with its own sender, each taking the next batch."""
-    batches = iter(load.batches())
-    lock = threading.Lock()
-    failures: list[BaseException] = []
-
-    def worker() -> None:
-        conn = _ilp_sender(load)
-        try:
-            while not failures:
-                with lock:
-                    item = next(batches, None)
-                    if item is None:
-                        break
-                    load.progress(item[0])
-                conn.send(_dataframe_batch(load, item[1]))
-            if conn.conn is not None:
-                conn.conn.close()
-                conn.conn = None
-        except BaseException as exc:  # noqa: BLE001 (handed to the main thread)
-            failures.append(exc)
-        finally:
-            conn.close()
-
-    threads = [threading.Thread(target=worker) for _ in range(load.settings.workers)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if failures:
-        raise failures[0]
-
-
-def load_vectorized(load: Load) -> None:
-    """The frame encoded into ILP column by column, each batch's bytes written to one raw
-    ILP/TCP socket; after an error: a new socket, the batch written again."""
-    from ingestbench.ingest.frames.encoder import IlpEncoder, as_record_batch
-    from ingestbench.server.access import open_ilp_tcp
-
-    spec, qdb = load.spec, load.qdb
-    encoder = IlpEncoder(spec.table, spec.tags, spec.fields, spec.timestamp)
-
-    def opener():
-        return open_ilp_tcp(qdb.host, qdb.ilp_port, qdb.access, timeout=30)
-
-    conn = _Resender(load, opener, lambda sock: sock.close())
-    try:
-        for done, batch in load.batches():
-            load.progress(done)
-            data = encoder.encode(as_record_batch(batch))
-            conn.send(lambda sock, data=data: sock.sendall(data))
-        if conn.conn is not None:
-            conn.conn.shutdown(2)  # a polite end: the server reads to it
-            conn.close()
-    finally:
-        conn.close()
-
-
-def load_executemany(load: Load) -> None:
-    """A prepared INSERT, `executemany` per batch in a transaction of its own (psycopg 3)."""
-    import psycopg
-
-    from ingestbench.ingest.methods.pgwire import bound_rows, insert_sql
-
-    spec = load.spec
-    columns = list(spec.columns)
-    sql = insert_sql(spec.table, columns, lambda i: "%s")
-    params = {**load.qdb.pg_params(), "connect_timeout": 10}
-
-    def opener():
-        return psycopg.connect(prepare_threshold=0, **params)
-
-    conn = _Resender(load, opener, lambda c: c.close())
-    try:
-        for done, batch in load.batches():
-            load.progress(done)
-            rows = list(
-                bound_rows(batch[columns])
-            )  # nulls as None, as the ingest method binds them
-
-            def action(c, rows=rows) -> None:
-                with c.transaction(), c.cursor() as cur:
-                    cur.executemany(sql, rows)
-
-            conn.send(action)
-    finally:
-        conn.close()
-
-
-def load_server_parquet(load: Load) -> None:
-    """The file in the server's copy root, then one INSERT … SELECT from it (of the table's
-    columns where the file may hold more: own data), sent again after an error
-    (`statement_timeout_s` is the wait a user gives it)."""
-    from ingestbench.server.uploads import placed_in
-
-    spec, qdb = load.spec, load.qdb
-    with placed_in(Path(qdb.copy_root), load.parquet) as placed:
-        named = of_spec(spec).parquet_columns(spec)
-        cols = "*" if named is None else ", ".join(named)
-        into = "" if named is None else f"({cols})"
-        statement = (f"INSERT INTO {spec.table}{into} SELECT {cols} "
-                     f"FROM read_parquet('{placed.name}')")  # fmt: skip
-        conn = _Resender(load, lambda: qdb, lambda q: None)
-        load.progress(len(load.frame))
-        conn.send(lambda q: q.sql(statement, timeout=load.settings.statement_timeout_s))
-
-
 def loader(method: str) -> Callable[[Load], None]:
-    """The resending loader of a delivery method of the catalogue: `load_<method>` above."""
-    return globals()[f"load_{method}"]
+    """The resending loader of a delivery method, as its catalogue record names it (`deliver`)."""
+    ref = METHODS[method].deliver
+    if not ref:
+        raise ValueError(f"{method!r} is not a delivery method of the catalogue")
+    return resolve(ref)
 
 
 def run_load(load: Load) -> LoadOutcome:

@@ -5,11 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ingestbench.catalogue import METHODS, delivery_names
-
-#: Transports whose paths are also run on a DEDUP table (the server's /write and /exec answer;
-#: what a duplicating retry does there is what DEDUP can undo).
-DEDUP_TRANSPORTS = ("http",)
+from ingestbench.catalogue import METHODS, delivery_path_names
 
 #: The faults, in the matrix's column order; `none` is the control (every path exact).
 FAULTS = ("none", "kill", "pause_short", "pause_long", "cut_stream", "cut_response")
@@ -46,15 +42,17 @@ class DeliveryPath:
 
 
 def all_paths() -> tuple[DeliveryPath, ...]:
-    """Every path, in catalogue order, then the DEDUP ones."""
-    plain = [DeliveryPath(m, t) for m in delivery_names() for t in METHODS[m].delivery_transports]
-    dedup = [DeliveryPath(p.method, p.transport, True) for p in plain
-             if p.transport in DEDUP_TRANSPORTS]  # fmt: skip
-    return (*plain, *dedup)
+    """Every path, as the catalogue names them: in catalogue order, then the DEDUP ones."""
+    return tuple(_parsed(name) for name in delivery_path_names())
+
+
+def _parsed(name: str) -> DeliveryPath:
+    method, transport, *dedup = name.split("-")  # no method name has a hyphen
+    return DeliveryPath(method, transport, bool(dedup))
 
 
 def path_names() -> tuple[str, ...]:
-    return tuple(p.name for p in all_paths())
+    return delivery_path_names()
 
 
 def by_name(name: str) -> DeliveryPath:

@@ -41,9 +41,10 @@ def questdb_pattern(strptime: str) -> str | None:
 
 def why_cannot_load(variant: Variant, spec: OwnTableSpec, manifest: dict[str, Any]) -> str | None:
     """Why `variant` cannot load this table (one clause), or None when it applies. A row loop
-    applies to any size: `rows_cap` caps it to the file's first rows, as on TSBS data."""
-    src, method = spec.source, variant.method
-    server_import = METHODS[method].family == "server"  # QuestDB reads the file itself
+    applies to any size: `rows_cap` caps it to the file's first rows, as on TSBS data. What a
+    method cannot carry is its catalogue record's (`own_refusals`, `protocol_2`, `family`)."""
+    src, method = spec.source, METHODS[variant.method]
+    server_import = method.family == "server"  # QuestDB reads the file itself
     if variant.format not in ("ilp", src.format):
         return f"the file is {src.format} and this variant reads {variant.format}"
     empty = manifest.get("rows_without_values", 0)
@@ -52,39 +53,76 @@ def why_cannot_load(variant: Variant, spec: OwnTableSpec, manifest: dict[str, An
             f"{empty:,} row(s) have a null in every column besides the symbols and timestamp, "
             f"and an ILP line needs a value (the server's imports take such rows)"
         )
-    if method == "ilp_file" and decimal_kinds(spec.kinds):
+    if method.protocol_2 and (reason := _protocol_2(method.name, spec, manifest)):
+        return reason
+    for name in method.own_refusals:
+        if name in REFUSALS and (reason := REFUSALS[name](method.name, spec, manifest)):
+            return reason
+    if server_import and variant.format == "csv":  # QuestDB's CSV imports: /imp and COPY
+        return _csv_import_reason(spec, manifest, method.own_refusals)
+    return None
+
+
+def _protocol_1(method: str, spec: OwnTableSpec, manifest: dict[str, Any]) -> str | None:
+    if decimal_kinds(spec.kinds):
         return "the ILP text is protocol 1, which carries no decimal (the client paths send 3)"
-    if METHODS[method].protocol_2 and (decimals := decimal_kinds(spec.kinds)):
+    return None
+
+
+def _protocol_2(method: str, spec: OwnTableSpec, manifest: dict[str, Any]) -> str | None:
+    if decimals := decimal_kinds(spec.kinds):
         return (
             f"the {method} method writes ILP protocol 2 itself, which carries no decimal, and the "
             f"table has a {decimals[0].upper()} column (the dataframe method sends 3)"
         )
-    if method == "server_parquet" and src.directory:
+    return None
+
+
+def _one_file(method: str, spec: OwnTableSpec, manifest: dict[str, Any]) -> str | None:
+    if spec.source.directory:
         return "QuestDB's read_parquet() reads one file, and this dataset is a directory of them"
+    return None
+
+
+def _small_int_nulls(method: str, spec: OwnTableSpec, manifest: dict[str, Any]) -> str | None:
     small = ("int8", "int16", "uint8", "uint16")
     nulls = manifest.get("nulls", {})
-    if method == "server_parquet" and (
-        zeroed := [n for n, t in src.types if t in small and nulls.get(n)]
-    ):
+    if zeroed := [n for n, t in spec.source.types if t in small and nulls.get(n)]:
         return (
             f"QuestDB's read_parquet() reads an 8- or 16-bit integer column as BYTE or SHORT, "
             f"which have no null, so its nulls would arrive as 0 (column {zeroed[0]!r})"
         )
-    if method == "server_parquet" and (wrapped := [n for n, t in src.types if t == "uint32"]):
+    return None
+
+
+def _uint32(method: str, spec: OwnTableSpec, manifest: dict[str, Any]) -> str | None:
+    if wrapped := [n for n, t in spec.source.types if t == "uint32"]:
         return (
             f"QuestDB's read_parquet() reads a uint32 column as a signed INT, so values from "
             f"2^31 on arrive negative (column {wrapped[0]!r})"
         )
-    if server_import and variant.format == "csv":  # QuestDB's CSV imports: /imp and COPY
-        return _csv_import_reason(spec, manifest, method)
     return None
+
+
+#: The refusals a catalogue record can name in `own_refusals`, checked in its order; then, for
+#: a server's CSV import, the import's own checks, among them the named CSV_IMPORT_REFUSALS.
+REFUSALS = {
+    "protocol_1": _protocol_1,
+    "one_file": _one_file,
+    "small_int_nulls": _small_int_nulls,
+    "uint32": _uint32,
+}
+#: `copy_time_columns`: COPY guesses the format of a time column other than the designated one.
+CSV_IMPORT_REFUSALS = ("copy_time_columns",)
 
 
 def _time_columns(spec: OwnTableSpec) -> list[str]:
     return [c for c in spec.file_columns if spec.column_kind(c) == "timestamp"]
 
 
-def _csv_import_reason(spec: OwnTableSpec, manifest: dict[str, Any], method: str) -> str | None:
+def _csv_import_reason(
+    spec: OwnTableSpec, manifest: dict[str, Any], refusals: tuple[str, ...]
+) -> str | None:
     csv = spec.source.csv
     if tuple(csv.null_values) != ("",):
         return (
@@ -99,7 +137,7 @@ def _csv_import_reason(spec: OwnTableSpec, manifest: dict[str, Any], method: str
     if manifest.get("skipped_columns"):
         return "QuestDB's CSV import loads every column of the file, and the table leaves some out"
     others = [c for c in _time_columns(spec) if c != spec.timestamp]
-    if method == "server_copy" and others:
+    if "copy_time_columns" in refusals and others:
         return (
             f"QuestDB's COPY takes a FORMAT for the designated timestamp only and guesses the "
             f"format of any other time column, storing null where the guess fails (column "

@@ -2,6 +2,8 @@
 
 Adding a method: one subclass of `Method` (base.py) in the module of its kind, and its record
 in ingestbench.catalogue, whose `implementation` names the class; `METHODS` below resolves it.
+A method of the paced or delivery experiments also has its stream or loader in that module
+(the interfaces are in experiments.py), which the record names as `paced` or `deliver`.
 
 Within ingest, may import: frames, timing, workers.
 """

@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 from ingestbench.ingest.methods.base import Job, Method, dataframe_into
+from ingestbench.ingest.methods.experiments import (
+    ResendLoad,
+    SenderStream,
+    close_politely,
+    dataframe_batch,
+    ilp_resender,
+)
 from ingestbench.tables.spec import TableSpec
 
 
@@ -30,3 +37,20 @@ class Batches(Method):
             if self.pending == k:
                 sender.flush()
                 self.pending = 0
+
+
+class DataframeStream(SenderStream):
+    """Paced: `dataframe()` per arrival, on one Sender."""
+
+
+def deliver(load: ResendLoad) -> None:
+    """Delivery: `dataframe()` per batch, flushed; over HTTP the client retries for
+    `retry_timeout` first. The last connection is closed politely."""
+    conn = ilp_resender(load)
+    try:
+        for done, batch in load.batches():
+            load.progress(done)
+            conn.send(dataframe_batch(load, batch))
+        close_politely(conn)
+    finally:
+        conn.close()

@@ -141,25 +141,32 @@ def _sender(connection, blocks: queue.Queue, errors: list[BaseException]) -> Non
 
 
 @contextlib.contextmanager
-def open_connections(job: Job) -> Iterator[list]:
-    """The variant's `workers` raw connections, closed when the block ends."""
-    connect = CONNECTIONS[job.variant.transport]
+def open_connections(qdb: QuestDB, transport: str, count: int, who: str) -> Iterator[list]:
+    """`count` raw connections over `transport`, closed when the block ends; `who` (a variant's
+    or a path's name) begins a failure's sentence."""
+    connect = CONNECTIONS[transport]
     connections: list = []
     try:
         try:
-            for _ in range(job.variant.workers):
-                connections.append(connect(job.qdb))
+            for _ in range(count):
+                connections.append(connect(qdb))
         except AccessError as exc:
-            raise IlpFileError(f"{job.variant.name}: {exc}") from None
+            raise IlpFileError(f"{who}: {exc}") from None
         except OSError as exc:
             raise IlpFileError(
-                f"{job.variant.name}: cannot connect to QuestDB ({exc.strerror or exc}); "
+                f"{who}: cannot connect to QuestDB ({exc.strerror or exc}); "
                 f"check that it is running and its ports are right, then rerun."
             ) from None
         yield connections
     finally:
         for connection in connections:
             connection.close()
+
+
+def job_connections(job: Job) -> contextlib.AbstractContextManager[list]:
+    """A backfill job's connections: its variant's transport and `workers`."""
+    v = job.variant
+    return open_connections(job.qdb, v.transport, v.workers, v.name)
 
 
 def renamed(block: memoryview, prefix: bytes) -> memoryview:
@@ -224,7 +231,7 @@ class IlpFile(Method):
             )
         clock.lap("read")  # 0: the file is read while it is sent (module docstring)
         clock.lap("convert")
-        with open_connections(job) as connections:
+        with job_connections(job) as connections:
             clock.restart()  # connecting is outside every phase
             send_file(job, connections)
             clock.lap("send")

@@ -8,6 +8,7 @@ from __future__ import annotations
 from questdb import TimestampNanos
 
 from ingestbench.ingest.methods.base import Job, Method
+from ingestbench.ingest.methods.experiments import SenderStream
 from ingestbench.tables.spec import TableSpec
 
 
@@ -85,3 +86,9 @@ class Iterrows(Rows):
 
     def serialize_into(self, target, frame, spec: TableSpec) -> None:
         iterrows_into(target, frame, spec)
+
+
+class RowsStream(SenderStream):
+    """Paced: `row()` per row of each arrival, on one Sender."""
+
+    into = staticmethod(rows_into)

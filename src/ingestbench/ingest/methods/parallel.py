@@ -31,6 +31,12 @@ from ingestbench.ingest.methods.base import (
     serialized_bytes,
     stream_chunks,
 )
+from ingestbench.ingest.methods.experiments import (
+    ResendLoad,
+    close_politely,
+    dataframe_batch,
+    ilp_resender,
+)
 from ingestbench.ingest.timing import Clock
 from ingestbench.ingest.workers import collect, gather, watched
 from ingestbench.tables.spec import TableSpec
@@ -287,3 +293,34 @@ class Processes(Method):
         if state.get(STREAMED):
             return self.streamed_serialize(job)
         return state["ilp_bytes"], state["serialize_s"]  # done by the workers, after sending
+
+
+def deliver_threads(load: ResendLoad) -> None:
+    """Delivery: `workers` threads, each with its own sender, each taking the next batch."""
+    batches = iter(load.batches())
+    lock = threading.Lock()
+    failures: list[BaseException] = []
+
+    def worker() -> None:
+        conn = ilp_resender(load)
+        try:
+            while not failures:
+                with lock:
+                    item = next(batches, None)
+                    if item is None:
+                        break
+                    load.progress(item[0])
+                conn.send(dataframe_batch(load, item[1]))
+            close_politely(conn)
+        except BaseException as exc:  # noqa: BLE001 (handed to the main thread)
+            failures.append(exc)
+        finally:
+            conn.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(load.settings.workers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failures:
+        raise failures[0]

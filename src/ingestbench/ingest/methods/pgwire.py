@@ -24,6 +24,7 @@ from ingestbench.ingest.methods.base import (
     SendError,
     Unsupported,
 )
+from ingestbench.ingest.methods.experiments import PacedStream, ResendLoad
 from ingestbench.server.handle import QuestDB
 from ingestbench.tables.spec import TableSpec
 
@@ -149,12 +150,17 @@ def sqlalchemy_engine(qdb: QuestDB) -> Iterator[Any]:
         engine.dispose()
 
 
-@contextlib.contextmanager
-def psycopg_connection(qdb: QuestDB) -> Iterator[Any]:
+def psycopg_connect(qdb: QuestDB, **extra: Any) -> Any:
+    """A psycopg 3 connection; `extra` adds libpq parameters (connect_timeout)."""
     import psycopg
 
     # prepare_threshold 0: the INSERT is prepared on its first use, not its sixth
-    with psycopg.connect(prepare_threshold=0, **qdb.pg_params()) as conn:
+    return psycopg.connect(prepare_threshold=0, **qdb.pg_params(), **extra)
+
+
+@contextlib.contextmanager
+def psycopg_connection(qdb: QuestDB, **extra: Any) -> Iterator[Any]:
+    with psycopg_connect(qdb, **extra) as conn:
         yield conn
 
 
@@ -324,3 +330,45 @@ class Adbc(SqlMethod):
                 f"ADBC's PostgreSQL driver reads the server's type catalog on connecting (before "
                 f"its COPY FROM STDIN), and QuestDB refuses that query: {said}"
             ) from None
+
+
+class ExecutemanyStream(PacedStream):
+    """Paced: psycopg 3, autocommit, `executemany` of a prepared INSERT over the arrival's rows
+    (flush mode `arrival` only: every statement commits itself)."""
+
+    def __init__(self, conn, spec: TableSpec, columns: list[str]):
+        self.conn = conn
+        self.sql = insert_sql(spec.table, columns, lambda i: "%s")
+
+    @classmethod
+    @contextlib.contextmanager
+    def opened(cls, qdb, spec, transport, flush, protocol, columns):
+        with psycopg_connection(qdb) as conn:
+            conn.autocommit = True
+            yield cls(conn, spec, columns)
+
+    def send(self, arrival) -> None:
+        with self.conn.cursor() as cur:
+            cur.executemany(self.sql, list(bound_rows(arrival)))
+
+    def finish(self) -> None:
+        """Nothing waits: every statement committed itself."""
+
+
+def deliver_executemany(load: ResendLoad) -> None:
+    """Delivery: a prepared INSERT, `executemany` per batch in a transaction of its own."""
+    columns = list(load.spec.columns)
+    sql = insert_sql(load.spec.table, columns, lambda i: "%s")
+    conn = load.resender(lambda: psycopg_connect(load.qdb, connect_timeout=10), lambda c: c.close())
+    try:
+        for done, batch in load.batches():
+            load.progress(done)
+            rows = list(bound_rows(batch[columns]))  # nulls as None, as the ingest method binds
+
+            def action(c, rows=rows) -> None:
+                with c.transaction(), c.cursor() as cur:
+                    cur.executemany(sql, rows)
+
+            conn.send(action)
+    finally:
+        conn.close()

@@ -16,10 +16,12 @@ from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_expone
 
 from ingestbench.datasets import of_spec
 from ingestbench.ingest.methods.base import Job, Method, SendError, TablePart
+from ingestbench.ingest.methods.experiments import ResendLoad
 from ingestbench.ingest.timing import Clock
 from ingestbench.own.rejected import first_rejected_row
 from ingestbench.server.handle import QuestDBError
 from ingestbench.server.uploads import placed_in, upload_multipart
+from ingestbench.tables.spec import TableSpec
 
 
 class ServerCsv(Method):
@@ -164,6 +166,15 @@ def _wait_for_copy(job: Job, copy_id: str) -> tuple[str, str | None, int | None]
     )
 
 
+def parquet_insert(spec: TableSpec, placed: str) -> str:
+    """The one statement that loads the placed file: INSERT … SELECT from read_parquet(), of the
+    table's columns where the file may hold more (own data)."""
+    named = of_spec(spec).parquet_columns(spec)
+    cols = "*" if named is None else ", ".join(named)
+    into = "" if named is None else f"({cols})"
+    return f"INSERT INTO {spec.table}{into} SELECT {cols} FROM read_parquet('{placed}')"
+
+
 class ServerParquet(Method):
     """QuestDB reads the Parquet: place it in the copy root (timed as read), then INSERT SELECT."""
 
@@ -172,16 +183,19 @@ class ServerParquet(Method):
             with placed_in(_in_copy_root(job), part.path) as placed:
                 clock.lap("read")
                 clock.lap("convert")
-                # Named columns where the file may hold some the table leaves out (own data).
-                named = of_spec(part.spec).parquet_columns(part.spec)
-                cols = "*" if named is None else ", ".join(named)
-                into = "" if named is None else f"({cols})"
-                job.qdb.sql(
-                    f"INSERT INTO {part.spec.table}{into} SELECT {cols} "
-                    f"FROM read_parquet('{placed.name}')"
-                )
+                job.qdb.sql(parquet_insert(part.spec, placed.name))
             clock.lap("send")
         return None
 
     def serialize_pass(self, job: Job, state: Any) -> None:
         return None  # no ILP involved
+
+
+def deliver(load: ResendLoad) -> None:
+    """Delivery: the file in the server's copy root, then its one statement, sent again after
+    an error (`statement_timeout_s` is the wait a user gives it)."""
+    with placed_in(Path(load.qdb.copy_root), load.parquet) as placed:
+        statement = parquet_insert(load.spec, placed.name)
+        conn = load.resender(lambda: load.qdb, lambda q: None)
+        load.progress(load.rows)
+        conn.send(lambda q: q.sql(statement, timeout=load.settings.statement_timeout_s))

@@ -36,7 +36,8 @@ from ingestbench.ingest.methods.base import (
     read_whole,
     stream_chunks,
 )
-from ingestbench.ingest.methods.ilp_file import as_user_error, open_connections
+from ingestbench.ingest.methods.experiments import PacedFlush, PacedStream, ResendLoad
+from ingestbench.ingest.methods.ilp_file import as_user_error, job_connections, open_connections
 from ingestbench.ingest.timing import Clock
 from ingestbench.tables.spec import TableSpec
 
@@ -111,7 +112,7 @@ class Vectorized(Method):
     def send_frame(self, job: Job, spec: TableSpec, frame) -> None:
         """The frame's pieces encoded and written to the first of the variant's connections."""
         encoder = Encoders()[spec]
-        with open_connections(job) as connections:
+        with job_connections(job) as connections:
             for piece in pieces(self.convert(frame), job.variant.transport):
                 connections[0].send(memoryview(encoder.encode(piece)))
 
@@ -131,7 +132,7 @@ class Vectorized(Method):
                 batches.append((part.spec, self.convert(frame)))
                 del frame  # the batch shares what it can; the rest of the frame can go
                 clock.lap("convert")
-        with open_connections(job) as connections, contextlib.ExitStack() as stack:
+        with job_connections(job) as connections, contextlib.ExitStack() as stack:
             if streamed:
                 clock.start_wall()  # connecting is outside every phase; the file opens now
                 clock.current = "send"
@@ -189,3 +190,62 @@ class Vectorized(Method):
             nbytes += sum(encoder.encode(piece).size for piece in pieces(batch, transport))
             busy += time.perf_counter() - t0
         return nbytes, busy
+
+
+class VectorizedStream(PacedStream):
+    """Paced: each arrival encoded, its bytes on one raw connection (a TCP socket, or a POST to
+    /write per write). There is no client buffer, so a streaming user buffers the encoded
+    arrivals and writes them by the rules the client applies, checked at each arrival."""
+
+    @staticmethod
+    def arrivals(frame, arrival_rows: int, count: int) -> list:
+        batch = as_record_batch(frame)  # the encoder's input
+        return [batch.slice(i * arrival_rows, arrival_rows) for i in range(count)]
+
+    def __init__(self, connection, spec: TableSpec, flush: PacedFlush):
+        self.connection, self.flush = connection, flush
+        self.encoder = IlpEncoder(spec.table, spec.tags, spec.fields, spec.timestamp)
+        self.pending: list[bytes] = []
+        self.rows = 0
+        self.last = time.monotonic()
+
+    @classmethod
+    @contextlib.contextmanager
+    def opened(cls, qdb, spec, transport, flush, protocol, columns):
+        with open_connections(qdb, transport, 1, f"vectorized over {transport}") as (conn,):
+            yield cls(conn, spec, flush)
+
+    def send(self, arrival) -> None:
+        self.pending.append(self.encoder.encode(arrival).to_pybytes())
+        self.rows += arrival.num_rows
+        if self.flush.due(self.rows, time.monotonic() - self.last):
+            self.finish()
+
+    def finish(self) -> None:
+        if self.pending:
+            self.connection.send(memoryview(b"".join(self.pending)))
+        self.pending, self.rows, self.last = [], 0, time.monotonic()
+
+
+def deliver(load: ResendLoad) -> None:
+    """Delivery: each batch encoded, its bytes written to one raw ILP/TCP socket; after an
+    error: a new socket, the batch written again."""
+    from ingestbench.server.access import open_ilp_tcp
+
+    spec, qdb = load.spec, load.qdb
+    encoder = IlpEncoder(spec.table, spec.tags, spec.fields, spec.timestamp)
+
+    def opener():
+        return open_ilp_tcp(qdb.host, qdb.ilp_port, qdb.access, timeout=30)
+
+    conn = load.resender(opener, lambda sock: sock.close())
+    try:
+        for done, batch in load.batches():
+            load.progress(done)
+            data = encoder.encode(as_record_batch(batch))
+            conn.send(lambda sock, data=data: sock.sendall(data))
+        if conn.conn is not None:
+            conn.conn.shutdown(2)  # a polite end: the server reads to it
+            conn.close()
+    finally:
+        conn.close()

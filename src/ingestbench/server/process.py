@@ -223,27 +223,6 @@ class ServerLaunch:
     bind: str = LOOPBACK
     access: Access = field(default_factory=Access)
 
-    @classmethod
-    def of(
-        cls,
-        jar: Path,
-        java: str | None = None,
-        pools: Mapping[str, int | None] | None = None,
-        worker_idle: str | None = None,
-        startup_timeout_s: float | None = None,
-        shutdown_grace_s: float | None = None,
-        jvm_options: Sequence[str] = (),
-        bind: str = LOOPBACK,
-        access: Access | None = None,
-    ) -> ServerLaunch:
-        """What is not given (a server started without a config) from the schema's defaults."""
-        defaults = questdb_defaults()
-        return cls(Path(jar), java_executable(java),
-                   startup_timeout_s or defaults["startup_timeout_s"],
-                   shutdown_grace_s or defaults["shutdown_grace_s"],
-                   worker_idle or defaults["worker_idle"], dict(pools or {}), tuple(jvm_options),
-                   bind, access or Access())  # fmt: skip
-
     def handle(
         self, root: Path, ports: Mapping[str, int], pid: int | None, log_path: Path
     ) -> QuestDB:
@@ -299,10 +278,15 @@ def embedded_server(
     while_starting: Callable[[], object] | None = None,
     access: Access | None = None,
 ) -> contextlib.AbstractContextManager[QuestDB]:
-    """fresh_server() of the launch these settings make (ServerLaunch.of)."""
-    launch_ = ServerLaunch.of(jar, java, pools, worker_idle, startup_timeout_s, shutdown_grace_s,
-                              jvm_options, bind, access)  # fmt: skip
-    return fresh_server(launch_, keep_data=keep_data, log_path=log_path, ports=ports,
+    """fresh_server() of the launch these settings make; what is not given (a server started
+    without a config) from the schema's defaults."""
+    defaults = questdb_defaults()
+    server = ServerLaunch(Path(jar), java_executable(java),
+                           startup_timeout_s or defaults["startup_timeout_s"],
+                           shutdown_grace_s or defaults["shutdown_grace_s"],
+                           worker_idle or defaults["worker_idle"], dict(pools or {}),
+                           tuple(jvm_options), bind, access or Access())  # fmt: skip
+    return fresh_server(server, keep_data=keep_data, log_path=log_path, ports=ports,
                         while_starting=while_starting)  # fmt: skip
 
 

@@ -18,7 +18,7 @@ import requests
 from _bench import REPO
 
 from ingestbench.config import QuestDBSettings, load_config
-from ingestbench.queryload.worker import SAMPLE_SQL
+from ingestbench.queryload.sampler import SAMPLE_SQL
 from ingestbench.server.configured import questdb_server
 
 SAMPLES_PER_S = 10  # the sampler's rate while readers run

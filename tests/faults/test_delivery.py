@@ -10,6 +10,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from ingestbench.config import QuestDBSettings, validate_config
 from ingestbench.delivery.experiment import TABLE, run_case
 from ingestbench.delivery.matrix import DUPLICATES, EXACT, REPORTED, SILENT, verdict
 from ingestbench.delivery.paths import by_name
@@ -28,6 +29,16 @@ SETTINGS = DeliverySettings(
 )  # fmt: skip
 
 
+#: The config's `questdb` block of the experiment's server: a pool size, to see it reach the server.
+QUESTDB = {"startup_timeout_s": STARTUP_S, "pools": {"wal_apply": 1}}
+
+
+def questdb_settings(block: dict) -> QuestDBSettings:
+    config = {"datasets": [{"label": "a", "scale": 1, "epochs": 1}],
+              "variants": [{"method": "dataframe"}], "questdb": block}  # fmt: skip
+    return QuestDBSettings.from_config(validate_config(config))
+
+
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
     """20k TSBS cpu rows: ten batches of 2k."""
@@ -43,7 +54,7 @@ def dataset(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(questdb_jar, tmp_path_factory):
     log = tmp_path_factory.mktemp("delivery-server") / "server.log"
-    with restartable_server(questdb_jar, log, startup_timeout_s=STARTUP_S) as srv:
+    with restartable_server(questdb_settings(QUESTDB), questdb_jar, log) as srv:
         yield srv
 
 
@@ -117,8 +128,21 @@ def test_a_cut_after_the_request_duplicates_own_rows_row_for_row(server, own, tm
     assert verdict(row).rank == DUPLICATES
 
 
+def launched_with(qdb) -> dict[str, tuple[str, str]]:
+    """The server's settings the config set (pools, idle workers), with where each came from."""
+    rows = qdb.rows(
+        "SELECT property_path, value, value_source FROM (SHOW PARAMETERS) WHERE "
+        "property_path IN ('wal.apply.worker.count', 'shared.worker.nap.threshold')"
+    )
+    return {path: (value, source) for path, value, source in rows}
+
+
 def test_a_restart_on_the_same_directory_keeps_the_rows_written_before_the_kill(server, dataset):
     qdb = server.qdb
+    # Started as every server is: the config's pools and idle workers (park, the default).
+    settings = {"wal.apply.worker.count": ("1", "env"),
+                "shared.worker.nap.threshold": ("20", "env")}  # fmt: skip
+    assert launched_with(qdb) == settings
     spec = cpu_spec(table=TABLE)
     recreate_table(qdb, spec)
     qdb.sql(f"INSERT INTO {TABLE} (hostname, usage_user, timestamp) SELECT 'h' || x, x, "
@@ -131,6 +155,7 @@ def test_a_restart_on_the_same_directory_keeps_the_rows_written_before_the_kill(
     assert server.root == root and server.ports == ports and server.proc.pid != pid
     wait_wal(server.qdb, TABLE)
     assert int(server.qdb.scalar(f"SELECT count() FROM {TABLE}")) == 777
+    assert launched_with(server.qdb) == settings
 
 
 def _children() -> set[int]:
@@ -145,7 +170,7 @@ def test_nothing_is_left_after_a_case_also_a_failing_one(questdb_jar, dataset, t
     # A good case, then one that fails with its relay up: server_parquet of a file not there.
     with (
         pytest.raises(FileNotFoundError),
-        restartable_server(questdb_jar, log, startup_timeout_s=STARTUP_S) as srv,
+        restartable_server(questdb_settings(QUESTDB), questdb_jar, log) as srv,
     ):
         root = srv.root
         ok = run_case(srv, by_name("dataframe-http"), "cut_stream", 0.5, frame, parquet,

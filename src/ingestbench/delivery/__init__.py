@@ -14,9 +14,9 @@ and restarted, paused, or its connection cut mid-load (docs/faults.md).
 - `matrix`: each case's verdict, the worst per cell, the recommendation.
 - `summary`: the matrix as markdown (summary.md's section, delivery.md); `job`: rule delivery.
 
-May import: catalogue, datasets (the table as the dataset's kind gives it), variants (the
-variant its kind's support is asked about), storage.files, server (the restartable server,
-tables, the handle), ingest (the frame reader, the ILP encoder and the SQL rows),
-tsbs (the cpu table), validate (the export and its normalised rows), tables (the spec) and
-columnar.duckdb_sql.
+May import: catalogue, config (the `questdb` settings its server starts with), datasets (the
+table as the dataset's kind gives it), variants (the variant its kind's support is asked about),
+storage.files, server (the restartable server, tables, the handle), ingest (the frame reader, the
+ILP encoder and the SQL rows), tsbs (the cpu table), validate (the export and the row
+comparison), tables (the spec) and columnar.duckdb_sql.
 """

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ingestbench.catalogue import METHODS
+from ingestbench.config import QuestDBSettings
 from ingestbench.delivery.check import check_table
 from ingestbench.delivery.faults import CUTS, Injector, Point
 from ingestbench.delivery.loaders import Load, run_load
@@ -145,21 +146,22 @@ def run_experiment(
     settings: DeliverySettings,
     manifest: dict[str, Any],
     data: Path,
+    questdb: QuestDBSettings,
     jar: Path,
     work: Path,
     server_log: Path | None = None,
-    startup_timeout_s: float | None = None,
 ) -> list[dict[str, Any]]:
-    """Every configured path × fault × point, in that order; the `none` control first for each
-    path (its time sets a one-statement path's points). A path that cannot run on the dataset's
-    table is one row per fault, `unsupported` with its reason, and never runs."""
+    """Every configured path × fault × point, in that order, on a server of the `questdb`
+    settings; the `none` control first for each path (its time sets a one-statement path's
+    points). A path that cannot run on the dataset's table is one row per fault, `unsupported`
+    with its reason, and never runs."""
     from ingestbench.ingest.frames.readers import read_frame
 
     source = delivery_source(manifest, data, TABLE)
     frame = read_frame(source.path, "pandas", "parquet", spec=source.spec)
     rows: list[dict[str, Any]] = []
     work.mkdir(parents=True, exist_ok=True)
-    with restartable_server(jar, server_log, startup_timeout_s=startup_timeout_s) as server:
+    with restartable_server(questdb, jar, server_log) as server:
         for name in settings.paths:
             path = by_name(name)
             if (reason := why_unsupported(path, source)) is not None:

@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ingestbench.config import QuestDBSettings
 from ingestbench.delivery.experiment import run_experiment, to_csv
 from ingestbench.delivery.settings import DeliverySettings
 from ingestbench.delivery.summary import delivery_section
@@ -28,9 +29,9 @@ def delivery_job(
         raise ValueError("the delivery experiment needs the workflow's own server (a jar)")
     settings = DeliverySettings.from_config(config)
     with tempfile.TemporaryDirectory(prefix="delivery-") as work:
-        rows = run_experiment(settings, load_json(manifest, "manifest"), data, jar, Path(work),
-                              server_log,
-                              startup_timeout_s=config["questdb"]["startup_timeout_s"])  # fmt: skip
+        rows = run_experiment(settings, load_json(manifest, "manifest"), data,
+                              QuestDBSettings.from_config(config), jar, Path(work),
+                              server_log)  # fmt: skip
     write_text_atomic(csv_path, to_csv(rows))
     write_text_atomic(md_path, delivery_section(csv_path))
     log.info("delivery: %d cases into %s", len(rows), csv_path)

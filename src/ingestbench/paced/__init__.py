@@ -2,13 +2,14 @@
 
 A producer releases arrivals of a few rows on a schedule fixed in advance (schedule); a path
 sends each as a streaming user writes it, with one of its flush modes (paths: the method's own
-stream, named by its catalogue record); a sampler reads the table's visible rows every
-`sample_interval_s` (sampler); each arrival's latency counts from when it was due to when a
-query could read it, into HdrHistograms (latency). A job runs one path
+stream, named by its catalogue record); the readers' visibility sampler
+(ingestbench.queryload.sampler) reads the table's visible rows every `sample_interval_s`; each
+arrival's latency counts from when it was due to when a query could read it, into HdrHistograms
+(latency). A job runs one path
 and flush mode through a warm-up step, an unpaced step (the path's maximum) and one step per
 rate, each into a fresh table validated row for row (job). Its record goes to paced.csv and the
 summary (table, summary); ingestbench.charts draws the chart `paced` from paced.csv.
 
-May import: catalogue, config, errors, storage, server, datasets, tsbs, ingest, validate
-and variants.
+May import: catalogue, config, errors, storage, server, datasets, tsbs, ingest, validate,
+queryload (the visibility sampler) and variants.
 """

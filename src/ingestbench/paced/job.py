@@ -23,12 +23,12 @@ import numpy as np
 
 from ingestbench.config import QuestDBSettings
 from ingestbench.errors import UserError
-from ingestbench.paced.latency import StepFigures, step_figures
+from ingestbench.paced.latency import StepFigures, step_figures, visible_at
 from ingestbench.paced.names import PACED_FORMAT, PacedPath
 from ingestbench.paced.paths import arrivals_of, open_path
-from ingestbench.paced.sampler import Sampler
 from ingestbench.paced.schedule import release
 from ingestbench.paced.settings import P999_ARRIVALS, PacedSettings
+from ingestbench.queryload.sampler import VisibilitySampler
 from ingestbench.server.process import QuestDB
 from ingestbench.storage.files import load_json, write_json_atomic
 from ingestbench.tsbs.columns import TableSpec
@@ -173,20 +173,22 @@ def measure_step(
     cumulative = (np.arange(step.arrivals) + 1) * k
     per_s = step.rows_per_s / k if step.rows_per_s else None
     columns = list(frame.columns)
-    with Sampler(qdb, table.table, paced.sample_interval_s) as sampler:
+    sampler = VisibilitySampler(qdb.url, qdb.access.http_kwargs(), table.table,
+                                paced.sample_interval_s)  # fmt: skip
+    with sampler:
         sampler.wait_for(0, paced.visible_timeout_s)  # the baseline sample, before any row
         with open_path(qdb, path, table, paced, protocol, columns) as sender:
             if during is not None:
                 during()
             released = release(arrivals, sender.send, sender.finish, per_s)
         if not sampler.wait_for(int(cumulative[-1]), paced.visible_timeout_s):
-            seen = sampler.samples.rows[-1] if sampler.samples.rows else 0
+            seen = sampler.samples[-1].visible if sampler.samples else 0
             raise PacedError(
                 f"{path.name}: step {step.name} sent {cumulative[-1]} rows and {seen} were "
                 f"visible {paced.visible_timeout_s:g} s after its last arrival; see the server "
                 f"log, or raise paced.visible_timeout_s."
             )
-    visible = sampler.samples.visible_at(cumulative)
+    visible = visible_at(sampler.samples, cumulative)
     figures = step_figures(released.due, released.started, visible, released.service_s, k,
                            step.rows_per_s, paced.sample_interval_s, P999_ARRIVALS)  # fmt: skip
     if step.rows_per_s is None:  # unpaced: end to end, first send to last row visible

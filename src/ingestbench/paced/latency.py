@@ -8,10 +8,13 @@ resolution is recorded as measured; readers are told it is below the resolution 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
 from hdrh.histogram import HdrHistogram
+
+from ingestbench.queryload.sampler import Sample
 
 #: Microseconds; one hour at most (a step that slow has failed long before).
 LOWEST_US, HIGHEST_US, DIGITS = 1, 3_600_000_000, 3
@@ -24,6 +27,18 @@ KEEPS_UP = 0.99
 #: more than two sampling intervals and by half: a backlog that grows, not the jitter of the
 #: sampler or of a flush interval (whose sawtooth has the same median in every quarter).
 RISE_INTERVALS, RISE_SHARE = 2.0, 1.5
+
+
+def visible_at(samples: Sequence[Sample], cumulative_rows: np.ndarray) -> np.ndarray:
+    """When each count of rows was first seen visible: the end of the first sample that saw it
+    (NaN: never in the step's samples)."""
+    seen = np.maximum.accumulate(np.asarray([s.visible for s in samples], dtype=np.int64))
+    at = np.asarray([s.end for s in samples])
+    index = np.searchsorted(seen, cumulative_rows, side="left")
+    out = np.full(len(cumulative_rows), np.nan)
+    ok = index < len(seen)
+    out[ok] = at[index[ok]]
+    return out
 
 
 def histogram(seconds: np.ndarray) -> HdrHistogram:

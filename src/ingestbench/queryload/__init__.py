@@ -4,8 +4,9 @@ while a variant's repeats ingest into the table they read.
 - `queries`: the queries readers send (TSBS's devops mix, or a latest-row query and a `SAMPLE
   BY`); which a dataset gets is its kind's answer (ingestbench.datasets).
 - `worker`: the child process: N reader threads over HTTP `/exec`, at a set rate or as fast as
-  possible, and a sampler thread reading the table's accepted and visible rows and its WAL
-  transactions (`tables()`) every `sample_interval_s`.
+  possible, and the sampler.
+- `sampler`: the visibility sampler, a thread reading the table's accepted and visible rows and
+  its WAL transactions (`tables()`) every `sample_interval_s`; paced ingestion's too.
 - `load`: `QueryLoad`, the parent's handle on that process for one repeat (or for the finished
   table), and what it returns.
 - `stats`: percentiles, query statistics, and the visibility lag from the samples.

@@ -1,4 +1,4 @@
-"""The readers' process: N reader threads and one sampler thread over HTTP `/exec`.
+"""The readers' process: N reader threads and the visibility sampler (sampler) over HTTP `/exec`.
 
 Spawned by `load.QueryLoad`, it says "ready" once its threads run and the sampler has taken its
 first sample (the window's baseline, before any row of the window is sent), runs until the
@@ -18,9 +18,7 @@ from typing import Any
 import requests
 
 from ingestbench.queryload.queries import QueryKind
-
-#: Errors kept word for word per reader (every error is counted; the first few are kept).
-KEPT_ERRORS = 5
+from ingestbench.queryload.sampler import KEPT_ERRORS, VisibilitySampler
 
 
 @dataclass(frozen=True)
@@ -51,12 +49,6 @@ class ReaderLog:
     ok: list[bool] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # the first KEPT_ERRORS, word for word
     late: int = 0  # queries started more than one period after their slot
-
-
-#: The sampler's one query: rows visible (applied) and waiting in the WAL, and the WAL's
-#: transactions: sequencer (committed) and writer (applied).
-SAMPLE_SQL = ("SELECT table_row_count, wal_pending_row_count, wal_txn, table_txn FROM tables() "
-              "WHERE table_name = '{table}'")  # fmt: skip
 
 
 def _get(session: requests.Session, plan: LoadPlan, sql: str) -> tuple[bool, str, bytes]:
@@ -101,45 +93,6 @@ def _reader(plan: LoadPlan, index: int, stop: threading.Event, log: ReaderLog) -
             i += 1
 
 
-def _sampler(
-    plan: LoadPlan, stop: threading.Event, out: dict[str, Any], first: threading.Event
-) -> None:
-    """Every sample_interval_s: (time, rows accepted, rows visible, sequencer txn, writer txn);
-    a failed sample is counted, not guessed. `first` is set once the first sample is taken."""
-    cpu0 = time.thread_time()
-    samples: list[tuple[float, int, int, int, int]] = []
-    failed, errors = 0, []
-    sql = SAMPLE_SQL.format(table=plan.table)
-    interval = float(plan.sample_interval_s or 0.1)
-    with requests.Session() as session:
-        due, last = time.monotonic(), False
-        while True:
-            t = time.monotonic()
-            try:
-                r = session.get(f"{plan.url}/exec", params={"query": sql}, timeout=10,
-                                **plan.http_kwargs)  # fmt: skip
-                rows = r.json().get("dataset", []) if r.status_code == 200 else None
-            except (requests.RequestException, ValueError) as exc:
-                rows, error = None, f"{type(exc).__name__}: {exc}"
-            else:
-                error = "" if rows is not None else f"HTTP {r.status_code}: {r.text[:200]}"
-            if rows:
-                visible, pending, seq, writer = (int(v or 0) for v in rows[0])
-                samples.append((t, visible + pending, visible, seq, writer))
-            elif rows is None:
-                failed += 1
-                if len(errors) < KEPT_ERRORS:
-                    errors.append(error)
-            first.set()
-            if last:
-                break
-            due += interval
-            # One more sample once stopped: the window ends with the rows visible, and that
-            # sample shows the writer at the last transaction (else it would count as unapplied).
-            last = stop.wait(max(0.0, due - time.monotonic()))
-    out.update(samples=samples, failed=failed, errors=errors, cpu_s=time.thread_time() - cpu0)
-
-
 def run(plan: LoadPlan, conn: Any, stop: Any) -> None:
     """The process's main: threads up, "ready", run until `stop`, then send the logs back."""
     if plan.cores:
@@ -148,32 +101,39 @@ def run(plan: LoadPlan, conn: Any, stop: Any) -> None:
         os.sched_setaffinity(0, plan.cores)
     halt = threading.Event()
     logs = [ReaderLog() for _ in range(plan.readers)]
-    sampled: dict[str, Any] = {}
     threads = [threading.Thread(target=_reader, args=(plan, i, halt, log), daemon=True)
                for i, log in enumerate(logs)]  # fmt: skip
-    first = threading.Event()
-
-    def sample() -> None:
-        try:
-            _sampler(plan, halt, sampled, first)
-        finally:
-            first.set()  # a sampler that failed before its first sample holds nobody up
-
+    sampler = None
     if plan.sample_interval_s:
-        threads.append(threading.Thread(target=sample, daemon=True))
-    else:
-        first.set()
+        sampler = VisibilitySampler(plan.url, plan.http_kwargs, plan.table, plan.sample_interval_s)
     cpu0 = time.process_time()
+    if sampler is not None:
+        sampler.start()
     for thread in threads:
         thread.start()
     # Ready once the baseline sample is in: a transaction committed before it would otherwise
     # be neither seen committed nor counted (a slow start on a busy machine missed them all).
-    first.wait()
+    if sampler is not None:
+        sampler.first.wait()
     conn.send("ready")
     stop.wait()
     halt.set()
+    if sampler is not None:
+        sampler.stop()
     for thread in threads:
         thread.join()
     cpu_s = time.process_time() - cpu0
-    conn.send({"readers": [vars(log) for log in logs], "sampler": sampled, "cpu_s": cpu_s})
+    conn.send({"readers": [vars(log) for log in logs], "sampler": _sampled(sampler),
+               "cpu_s": cpu_s})  # fmt: skip
     conn.close()
+
+
+def _sampled(sampler: VisibilitySampler | None) -> dict[str, Any]:
+    """What the parent gets of the samples: (time, rows accepted, rows visible, sequencer txn,
+    writer txn) each, dated by its query's start, as the lag and the series read them."""
+    if sampler is None:
+        return {}
+    samples = [(s.start, s.visible + s.pending, s.visible, s.sequencer_txn, s.writer_txn)
+               for s in sampler.samples]  # fmt: skip
+    return {"samples": samples, "failed": sampler.failed, "errors": sampler.errors,
+            "cpu_s": sampler.cpu_s}  # fmt: skip

@@ -4,16 +4,18 @@
 - `access`: TLS and credentials (secrets from the environment, masked wherever shown), and the
   ILP/TCP key's challenge and response.
 - `handle`: `QuestDB`, a client of a running server's HTTP API (credentials, CA, table names).
-- `process`: the embedded server's start, readiness and stop (127.0.0.1 only unless asked;
-  stopped on failure, Ctrl-C and SIGTERM).
+- `process`: how every server process starts (`ServerLaunch`: its command line, environment,
+  log and readiness), and a fresh embedded server's start and stop (127.0.0.1 only unless
+  asked; stopped on failure, Ctrl-C and SIGTERM).
 - `aot`: the JVM AOT cache a server starts from, made once per jar and Java.
 - `configured`: the server a job uses, from the config's settings: embedded or external (checked,
-  whose tables the run created go at the end).
+  whose tables the run created go at the end); `server_launch`, the launch of the config's
+  settings, which every server the workflow starts uses.
 - `data_dir`: an embedded server's data directory, naming its owner; a full disk under it told;
   those of killed jobs removed.
 - `deadline`: a repeat whose server makes no progress for too long fails, naming the server.
-- `restartable`: a server to do faults to: killed and restarted on the same data directory and
-  ports, paused and resumed (the delivery experiment).
+- `restartable`: a server to do faults to: killed (a process crash) and restarted on the same
+  data directory and ports, paused and resumed (the delivery experiment).
 - `serve`: `ingestbench server`, one server kept up for benchmarks and by hand.
 - `table`: the one DDL every variant lands in, and waiting for rows to be visible (a suspended
   table told by QuestDB's own cause).

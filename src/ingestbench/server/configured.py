@@ -18,7 +18,13 @@ from ingestbench.server.aot import aot_cache_options
 from ingestbench.server.certificate import UNVERIFIED, check_certificate
 from ingestbench.server.handle import QuestDB, QuestDBError
 from ingestbench.server.jar import resolve_jar
-from ingestbench.server.process import embedded_server, java_executable, sigterm_unwinds
+from ingestbench.server.process import (
+    LOOPBACK,
+    ServerLaunch,
+    fresh_server,
+    java_executable,
+    sigterm_unwinds,
+)
 
 log = logging.getLogger(__name__)
 
@@ -93,22 +99,34 @@ def drop_created_tables(qdb: QuestDB, keep: bool) -> None:
             qdb.created_tables.discard(table)
 
 
-def configured_server(
-    settings: QuestDBSettings, jar: Path, log_path: Path | None = None, **where: Any
-) -> contextlib.AbstractContextManager[QuestDB]:
-    """embedded_server() with the settings of the config's `questdb` block, from the JVM AOT
-    cache of its jar and Java; `where` takes `while_starting`, and the `bind` address and fixed
-    `ports` of a server started by hand."""
+def server_launch(
+    settings: QuestDBSettings, jar: Path, bind: str = LOOPBACK, access: Access | None = None
+) -> ServerLaunch:
+    """How a server of the config's `questdb` block starts (its Java, pools, idle workers and
+    timeouts), from the JVM AOT cache of its jar and Java: every server the workflow starts."""
     java = java_executable(settings.java)
-    return embedded_server(
+    return ServerLaunch(
         jar,
-        java=java,
-        jvm_options=aot_cache_options(java, jar, settings.startup_timeout_s),
-        pools=dict(settings.pools),
-        worker_idle=settings.worker_idle,
+        java,
         startup_timeout_s=settings.startup_timeout_s,
         shutdown_grace_s=settings.shutdown_grace_s,
-        keep_data=settings.keep_data,
-        log_path=log_path,
-        **where,
+        worker_idle=settings.worker_idle,
+        pools=dict(settings.pools),
+        jvm_options=tuple(aot_cache_options(java, jar, settings.startup_timeout_s)),
+        bind=bind,
+        access=access or Access(),
     )
+
+
+def configured_server(
+    settings: QuestDBSettings,
+    jar: Path,
+    log_path: Path | None = None,
+    bind: str = LOOPBACK,
+    access: Access | None = None,
+    **where: Any,
+) -> contextlib.AbstractContextManager[QuestDB]:
+    """fresh_server() of the config's launch (server_launch); `where` takes `while_starting`,
+    and the fixed `ports` of a server started by hand (with its `bind` address and `access`)."""
+    launch = server_launch(settings, jar, bind, access)
+    return fresh_server(launch, keep_data=settings.keep_data, log_path=log_path, **where)

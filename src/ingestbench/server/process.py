@@ -1,9 +1,12 @@
 """A QuestDB server process, and `QuestDB`, the handle of a running server (its SQL over HTTP).
 
-`embedded_server` starts one: it binds only to 127.0.0.1 on free ports, runs in its own data
-directory, and is stopped on exit (SIGTERM, then SIGKILL after a grace period), also on failure,
-Ctrl-C and SIGTERM; `while_starting` runs the caller's work (a job's imports) while the JVM
-starts. The server a job uses, from the config's settings, is `server.configured`.
+`ServerLaunch` is how every server process starts (its command line, environment, log and
+readiness), whoever starts it: `fresh_server` (and `embedded_server`, the same from keyword
+settings) binds only to 127.0.0.1 on free ports, runs in its own data directory, and is stopped
+on exit (SIGTERM, then SIGKILL after a grace period), also on failure, Ctrl-C and SIGTERM;
+`while_starting` runs the caller's work (a job's imports) while the JVM starts. The restartable
+server (`server.restartable`) starts processes the same way on one directory and set of ports.
+The launch of a server from the config's settings is `server.configured`.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import requests
@@ -51,7 +55,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _pick_ports(fixed: dict[str, int]) -> dict[str, int]:
+def pick_ports(fixed: dict[str, int]) -> dict[str, int]:
     """The fixed ports, and distinct free ones for the rest: two picks can return the same
     closed port, and the server would then fail to bind its second listener."""
     ports = {name: port for name, port in fixed.items() if port}
@@ -199,7 +203,66 @@ def launch(cmd: list[str], env: dict[str, str], root: Path, server_log) -> subpr
                             preexec_fn=die_with_parent)  # fmt: skip  # noqa: PLW1509
 
 
-@contextlib.contextmanager
+#: Starts the server's process: `launch`, or a caller's wrapper that runs it in a set thread.
+Spawn = Callable[[list[str], dict[str, str], Path, object], subprocess.Popen]
+
+
+@dataclass(frozen=True)
+class ServerLaunch:
+    """How a server process starts, the same for every server: the JVM and its options, the
+    server's thread pools and how its idle workers wait, the address it binds, its credentials,
+    and how long it may take to start and to stop."""
+
+    jar: Path
+    java: str
+    startup_timeout_s: float
+    shutdown_grace_s: float
+    worker_idle: str
+    pools: Mapping[str, int | None] = field(default_factory=dict)
+    jvm_options: tuple[str, ...] = ()
+    bind: str = LOOPBACK
+    access: Access = field(default_factory=Access)
+
+    def handle(
+        self, root: Path, ports: Mapping[str, int], pid: int | None, log_path: Path
+    ) -> QuestDB:
+        """The handle of the server on `root` and `ports`, reached on loopback if it binds all."""
+        reach = LOOPBACK if self.bind in ("0.0.0.0", "::") else self.bind  # noqa: S104 (a check)
+        return QuestDB(reach, ports["http"], ports["ilp"], ports["pg"], root / "import", pid,
+                       root, access=self.access, log_path=log_path)  # fmt: skip
+
+    def start(
+        self,
+        root: Path,
+        ports: Mapping[str, int],
+        log_path: Path,
+        fixed_ports: Mapping[str, int],
+        while_starting: Callable[[], object] | None = None,
+        spawn: Spawn | None = None,
+    ) -> tuple[subprocess.Popen, QuestDB]:
+        """One process on `root` and `ports`, its output appended to `log_path`; returned once it
+        answers, stopped if it does not or `while_starting` (run as the JVM starts) fails. A port
+        of `fixed_ports` taken is an error in one sentence, another one PortTaken (a race)."""
+        env = {**server_env(root, dict(ports), dict(self.pools), self.bind, self.worker_idle),
+               **server_auth_env(root, self.access)}  # fmt: skip
+        cmd = server_command(self.java, self.jar, root, self.jvm_options)
+        with open(log_path, "ab") as server_log:
+            log_start = log_path.stat().st_size  # this start's lines come after
+            proc = (spawn or launch)(cmd, env, root, server_log)
+        log.info("started QuestDB pid %d in %s (http %d, ilp %d)", proc.pid, root,
+                 ports["http"], ports["ilp"])  # fmt: skip
+        qdb = self.handle(root, ports, proc.pid, log_path)
+        try:
+            if while_starting is not None:
+                while_starting()
+            _wait_ready(qdb, proc, self.startup_timeout_s, log_path, self.jar, log_start,
+                        dict(fixed_ports))  # fmt: skip
+        except BaseException:
+            stop_process(proc, self.shutdown_grace_s)
+            raise
+        return proc, qdb
+
+
 def embedded_server(
     jar: Path,
     java: str | None = None,
@@ -214,55 +277,61 @@ def embedded_server(
     jvm_options: Sequence[str] = (),
     while_starting: Callable[[], object] | None = None,
     access: Access | None = None,
+) -> contextlib.AbstractContextManager[QuestDB]:
+    """fresh_server() of the launch these settings make; what is not given (a server started
+    without a config) from the schema's defaults."""
+    defaults = questdb_defaults()
+    server = ServerLaunch(Path(jar), java_executable(java),
+                           startup_timeout_s or defaults["startup_timeout_s"],
+                           shutdown_grace_s or defaults["shutdown_grace_s"],
+                           worker_idle or defaults["worker_idle"], dict(pools or {}),
+                           tuple(jvm_options), bind, access or Access())  # fmt: skip
+    return fresh_server(server, keep_data=keep_data, log_path=log_path, ports=ports,
+                        while_starting=while_starting)  # fmt: skip
+
+
+@contextlib.contextmanager
+def fresh_server(
+    server: ServerLaunch,
+    keep_data: bool = False,
+    log_path: Path | None = None,
+    ports: dict[str, int] | None = None,
+    while_starting: Callable[[], object] | None = None,
 ) -> Iterator[QuestDB]:
     """Start a fresh QuestDB on free loopback ports; stop it and clean up on exit.
 
-    `bind` and `ports` (any of http, http_min, pg, ilp; the others are free ones) serve
-    `ingestbench server`, a server other machines may reach; jobs keep the defaults.
-    `while_starting` runs once, in this thread, after the JVM is launched and before the wait
-    for it: the JVM starts meanwhile, and it is stopped if `while_starting` fails. With `access`
-    the server asks for its HTTP user and password and its ILP/TCP key (server_auth_env).
+    `ports` (any of http, http_min, pg, ilp; the others are free ones) serve `ingestbench
+    server`, a server other machines may reach (with the launch's `bind`); jobs keep the
+    defaults. `while_starting` runs once, in this thread, after the JVM is launched and before
+    the wait for it: the JVM starts meanwhile, and it is stopped if `while_starting` fails. With
+    the launch's `access` the server asks for its HTTP user and password and its ILP/TCP key
+    (server_auth_env).
     """
-    access = access or Access()
-    # Not given (a server started without a config): the schema's defaults.
-    defaults = questdb_defaults()
-    worker_idle = worker_idle or defaults["worker_idle"]
-    startup_timeout_s = startup_timeout_s or defaults["startup_timeout_s"]
-    shutdown_grace_s = shutdown_grace_s or defaults["shutdown_grace_s"]
     data_dir.remove_orphans()  # of jobs killed too hard to clean up after themselves
     root = data_dir.new_data_dir()
     log_path = Path(log_path) if log_path else root / "server.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    fixed = dict(ports or {})
-    cmd = server_command(java_executable(java), jar, root, jvm_options)
+    fixed = {name: port for name, port in (ports or {}).items() if port}
     proc = None
+    work = [while_starting] if while_starting is not None else []
+
+    def once() -> None:  # also when a port race starts again
+        if work:
+            work.pop()()
+
     try:
-        with sigterm_unwinds(), open(log_path, "ab") as server_log:
+        with sigterm_unwinds():
             # A port free when we picked it can be taken (by any connection's ephemeral port)
             # before the server binds it: start again on fresh ports.
             retrying = Retrying(retry=retry_if_exception_type(PortTaken),
                                 stop=stop_after_attempt(PORT_ATTEMPTS), reraise=True)  # fmt: skip
             for attempt in retrying:
                 with attempt:
-                    ports = _pick_ports(fixed)
-                    log_start = log_path.stat().st_size  # this start's lines come after
-                    env = {**server_env(root, ports, pools or {}, bind, worker_idle),
-                           **server_auth_env(root, access)}  # fmt: skip
-                    proc = launch(cmd, env, root, server_log)
-                    log.info("started QuestDB pid %d in %s (http %d, ilp %d)", proc.pid, root,
-                             ports["http"], ports["ilp"])  # fmt: skip
-                    reach = LOOPBACK if bind in ("0.0.0.0", "::") else bind  # noqa: S104 (a check)
-                    qdb = QuestDB(reach, ports["http"], ports["ilp"], ports["pg"],
-                                  root / "import", proc.pid, root, access=access,
-                                  log_path=log_path)  # fmt: skip
-                    if while_starting is not None:
-                        while_starting()
-                        while_starting = None  # once, also when a port race starts again
-                    _wait_ready(qdb, proc, startup_timeout_s, log_path, jar, log_start, fixed)
+                    proc, qdb = server.start(root, pick_ports(fixed), log_path, fixed, once)
             yield qdb
     finally:
         if proc is not None:
-            stop_process(proc, shutdown_grace_s)
+            stop_process(proc, server.shutdown_grace_s)
             log.info("stopped QuestDB pid %d (exit code %s)", proc.pid, proc.returncode)
         if keep_data:
             shutil.rmtree(root / "tmp", ignore_errors=True)

@@ -22,7 +22,7 @@ from ingestbench.ingest.methods import Job, cpu_job
 from ingestbench.ingest.runner import RepeatGuards, run_repeat
 from ingestbench.ingest.warmup import warm_up
 from ingestbench.server.configured import questdb_server
-from ingestbench.server.process import QuestDB
+from ingestbench.server.handle import QuestDB
 from ingestbench.tsbs import DatasetParams, generate
 from ingestbench.validate.repeat_checks import table_source_checks
 from ingestbench.variants import parse_variant_name

@@ -38,7 +38,7 @@ from questdb import Sender
 
 from ingestbench.ingest.methods import cpu_job, dataframe_into, read_whole
 from ingestbench.ingest.runner import run_repeat
-from ingestbench.server.process import QuestDB
+from ingestbench.server.handle import QuestDB
 from ingestbench.server.table import recreate_table, wait_visible
 from ingestbench.variants import Variant, parse_variant_name
 

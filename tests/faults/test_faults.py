@@ -586,7 +586,7 @@ def test_rows_the_server_drops_over_tcp_are_counted_and_are_no_result(
     from ingestbench.ingest import runner
     from ingestbench.ingest.job import ingest_job
     from ingestbench.server import table as table_module
-    from ingestbench.server.process import QuestDBError
+    from ingestbench.server.handle import QuestDBError
     from ingestbench.tsbs import DatasetParams, generate
     from ingestbench.variants import parse_variant_name
 

@@ -14,7 +14,7 @@ import pytest
 from ingestbench.ingest.methods import cpu_job, ilp_file
 from ingestbench.ingest.methods.ilp_file import IlpFileError, line_blocks
 from ingestbench.ingest.runner import run_variant
-from ingestbench.server.process import QuestDB
+from ingestbench.server.handle import QuestDB
 from ingestbench.server.table import FIELDS, TAGS
 from ingestbench.tsbs import DatasetParams, generate
 from ingestbench.tsbs.ilp import double_text

@@ -22,7 +22,8 @@ from ingestbench.ingest.methods import Job, cpu_job
 from ingestbench.ingest.runner import run_variant
 from ingestbench.ingest.timing import whole_file_end_to_end
 from ingestbench.results.records import SCHEMA_VERSION
-from ingestbench.server.process import QuestDB, embedded_server
+from ingestbench.server.handle import QuestDB
+from ingestbench.server.process import embedded_server
 from ingestbench.variants import parse_variant_name
 from tests.helpers import QUESTDB_VERSION, STARTUP_S, sample_variants
 

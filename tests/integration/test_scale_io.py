@@ -16,7 +16,8 @@ import pytest
 from ingestbench.ingest.methods import Job, SendError, cpu_job
 from ingestbench.ingest.runner import run_repeat
 from ingestbench.results.records import SCHEMA_VERSION
-from ingestbench.server.process import QuestDB, embedded_server
+from ingestbench.server.handle import QuestDB
+from ingestbench.server.process import embedded_server
 from ingestbench.server.table import wait_visible
 from ingestbench.server.uploads import placed_in
 from ingestbench.storage import disk

@@ -15,7 +15,8 @@ import psutil
 import pytest
 
 from ingestbench.server import process as server
-from ingestbench.server.process import QuestDBError, embedded_server, free_port
+from ingestbench.server.handle import QuestDBError
+from ingestbench.server.process import embedded_server, free_port
 from tests.helpers import QUESTDB_VERSION, STARTUP_S, ctrl_c_default
 
 

@@ -27,7 +27,8 @@ from ingestbench.dev.workflow_copy import copy_workflow
 from ingestbench.errors import UserError
 from ingestbench.server.access import Access, IlpKey, Secret
 from ingestbench.server.configured import questdb_server
-from ingestbench.server.process import QuestDB, QuestDBError, free_port
+from ingestbench.server.handle import QuestDB, QuestDBError
+from ingestbench.server.process import free_port
 from ingestbench.server.table import recreate_table
 from ingestbench.tsbs.columns import cpu_spec
 from tests.helpers import ctrl_c_default

@@ -79,10 +79,15 @@ def arrow_to_pandas(table: Any):
     return pdf
 
 
+def is_polars(frame: Any) -> bool:
+    """Whether `frame` is a polars frame (or series): polars itself is not imported to ask."""
+    return type(frame).__module__.startswith("polars")
+
+
 def to_pandas(frame: Any):
     """The frame the ILP client takes: pandas as is; polars through Arrow (categories kept,
     integer columns with nulls as pandas' nullable integers)."""
-    if not type(frame).__module__.startswith("polars"):
+    if not is_polars(frame):
         return frame
     # Not polars' own to_pandas(): it turns an integer column with nulls into float64 (QuestDB
     # would then make a DOUBLE column of it), and it copies the fields into one 2-D block,

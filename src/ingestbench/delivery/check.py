@@ -16,7 +16,7 @@ from pathlib import Path
 from ingestbench.columnar.duckdb_sql import duck, export_relation
 from ingestbench.datasets import of_spec
 from ingestbench.server.handle import QuestDB
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.tables.spec import TableSpec
 from ingestbench.validate.export import export_table
 from ingestbench.validate.rows import compare_multisets, typed_view
 

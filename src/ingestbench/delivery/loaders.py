@@ -27,7 +27,7 @@ from ingestbench.delivery.paths import DeliveryPath
 from ingestbench.delivery.settings import DeliverySettings
 from ingestbench.ingest.methods.experiments import resolve
 from ingestbench.server.handle import QuestDB
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.tables.spec import TableSpec
 
 ILP_PROTOCOL = 2  # doubles in binary, as the benchmark sends them (3 for own decimals)
 

@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from ingestbench.columnar.duckdb_sql import duck, sql_str
 from ingestbench.dtypes.cases import ROWS, TS0_NS, Case
-from ingestbench.server.process import QuestDB, QuestDBError
+from ingestbench.server.handle import QuestDB, QuestDBError
 from ingestbench.server.table import wait_visible
 from ingestbench.validate.export import export_table
 

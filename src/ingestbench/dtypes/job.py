@@ -11,7 +11,7 @@ from ingestbench.dtypes.chart import draw_heatmap
 from ingestbench.dtypes.matrix import Cell, run_matrix, write_csv, write_markdown
 from ingestbench.ingest.environment import installed_version, questdb_info
 from ingestbench.server.configured import questdb_server
-from ingestbench.server.process import QuestDB
+from ingestbench.server.handle import QuestDB
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from ingestbench.dtypes.cases import CASES, ROWS, Case
 from ingestbench.dtypes.check import CellMismatch, RowsDropped, check_cell
 from ingestbench.dtypes.senders import METHODS, SQL_METHODS, applies, send, sql_table
 from ingestbench.errors import UserError
-from ingestbench.server.process import QuestDB
+from ingestbench.server.handle import QuestDB
 from ingestbench.storage.files import atomic_paths
 
 log = logging.getLogger(__name__)

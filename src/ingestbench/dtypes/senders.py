@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from ingestbench import catalogue
+from ingestbench.columnar.arrow import is_polars
 from ingestbench.ingest.methods import METHODS as CLASSES
 from ingestbench.ingest.methods import Job
-from ingestbench.server.process import QuestDB
+from ingestbench.server.handle import QuestDB
 from ingestbench.tables.spec import TableSpec
 from ingestbench.variants import make_variant
 
@@ -32,7 +33,7 @@ SQL_AT = "timestamp"
 
 
 def _renamed(frame: Any, names: dict[str, str]) -> Any:
-    if type(frame).__module__.startswith("polars"):
+    if is_polars(frame):
         return frame.rename(names)
     return frame.rename(columns=names)
 
@@ -40,14 +41,14 @@ def _renamed(frame: Any, names: dict[str, str]) -> Any:
 def _ordered(frame: Any, columns: tuple[str, ...]) -> Any:
     """The frame's columns in the table's order (tags, fields, timestamp), as a user's frame
     matches its table."""
-    if type(frame).__module__.startswith("polars"):
+    if is_polars(frame):
         return frame.select(list(columns))
     return frame[list(columns)]
 
 
 def send(qdb: QuestDB, method: str, transport: str, table: str, frame: Any, symbol: bool) -> None:
     """The case's frame (columns seq, value, ts) into `table` by the benchmark's `method`."""
-    library = "polars" if type(frame).__module__.startswith("polars") else "pandas"
+    library = "polars" if is_polars(frame) else "pandas"
     variant = make_variant(library, method, "parquet", transport, batch_rows=max(len(frame), 1))
     if method in SQL_METHODS:
         spec = TableSpec(table, (), ("seq", "value"), ("long", "long"), SQL_AT)

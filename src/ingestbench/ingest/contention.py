@@ -23,7 +23,7 @@ import psutil
 
 from ingestbench.errors import UserError
 from ingestbench.server import data_dir
-from ingestbench.server.process import QuestDB
+from ingestbench.server.handle import QuestDB
 
 
 class MachineBusy(UserError):

@@ -23,7 +23,8 @@ import psutil
 
 from ingestbench.config import QuestDBSettings, config_hash, masked_config, readers_off
 from ingestbench.ingest.pins import locked_versions
-from ingestbench.server.process import QuestDB, java_executable
+from ingestbench.server.handle import QuestDB
+from ingestbench.server.process import java_executable
 from ingestbench.storage.files import write_text_atomic
 
 log = logging.getLogger(__name__)

@@ -21,7 +21,7 @@ from ingestbench.ingest.contention import Contention
 from ingestbench.ingest.environment import host_info
 from ingestbench.results.records import SCHEMA_VERSION, RunFile, write_run
 from ingestbench.server.configured import questdb_server
-from ingestbench.server.process import QuestDB
+from ingestbench.server.handle import QuestDB
 from ingestbench.storage.files import load_json, space_for, write_json_atomic
 from ingestbench.variants import Variant, server_unsupported
 

@@ -10,6 +10,6 @@ and flush mode through a warm-up step, an unpaced step (the path's maximum) and 
 rate, each into a fresh table validated row for row (job). Its record goes to paced.csv and the
 summary (table, summary); ingestbench.charts draws the chart `paced` from paced.csv.
 
-May import: catalogue, config, errors, storage, server, datasets, tsbs, ingest, validate,
+May import: catalogue, config, errors, storage, server, datasets, tables, ingest, validate,
 queryload (the visibility sampler) and variants.
 """

@@ -29,9 +29,9 @@ from ingestbench.paced.paths import arrivals_of, open_path
 from ingestbench.paced.schedule import release
 from ingestbench.paced.settings import P999_ARRIVALS, PacedSettings
 from ingestbench.queryload.sampler import VisibilitySampler
-from ingestbench.server.process import QuestDB
+from ingestbench.server.handle import QuestDB
 from ingestbench.storage.files import load_json, write_json_atomic
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.tables.spec import TableSpec
 
 log = logging.getLogger(__name__)
 RECORD_VERSION = 1

@@ -15,8 +15,8 @@ from ingestbench.catalogue import METHODS
 from ingestbench.ingest.methods.experiments import PacedFlush, PacedStream, resolve
 from ingestbench.paced.names import PacedPath
 from ingestbench.paced.settings import PacedSettings
-from ingestbench.server.process import QuestDB
-from ingestbench.tsbs.columns import TableSpec
+from ingestbench.server.handle import QuestDB
+from ingestbench.tables.spec import TableSpec
 
 
 def stream_of(path: PacedPath) -> type[PacedStream]:

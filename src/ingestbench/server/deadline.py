@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from ingestbench.server.process import QuestDB, QuestDBError
+from ingestbench.server.handle import QuestDB, QuestDBError
 
 log = logging.getLogger(__name__)
 #: The floor of the default deadline, and the rows per second that scale it up for a big dataset

@@ -1,4 +1,4 @@
-"""A QuestDB server process, and `QuestDB`, the handle of a running server (its SQL over HTTP).
+"""A QuestDB server process (its handle, `QuestDB`, lives in ingestbench.server.handle).
 
 `ServerLaunch` is how every server process starts (its command line, environment, log and
 readiness), whoever starts it: `fresh_server` (and `embedded_server`, the same from keyword
@@ -32,7 +32,7 @@ from ingestbench.errors import UserError
 from ingestbench.schema import questdb_defaults
 from ingestbench.server import data_dir
 from ingestbench.server.access import Access, auth_db_line
-from ingestbench.server.handle import QuestDB, QuestDBError  # noqa: F401 (re-exported)
+from ingestbench.server.handle import QuestDB, QuestDBError
 
 log = logging.getLogger(__name__)
 LOOPBACK = "127.0.0.1"

@@ -22,8 +22,9 @@ from ingestbench.config import QuestDBSettings
 from ingestbench.errors import UserError
 from ingestbench.server.access import Access, IlpKey, Secret
 from ingestbench.server.configured import configured_server
+from ingestbench.server.handle import QuestDB, QuestDBError
 from ingestbench.server.jar import resolve_jar
-from ingestbench.server.process import LOOPBACK, QuestDB, QuestDBError, Terminated
+from ingestbench.server.process import LOOPBACK, Terminated
 
 WILDCARD_ADDRESSES = ("0.0.0.0", "::")  # noqa: S104 (compared with, never bound by default)
 

@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterable
 
 from ingestbench.server.data_dir import FULL_DISK_BYTES
-from ingestbench.server.process import QuestDB, QuestDBError
+from ingestbench.server.handle import QuestDB, QuestDBError
 from ingestbench.storage.disk import existing_ancestor
 from ingestbench.tables.column_kinds import questdb_type
 from ingestbench.tables.spec import TableSpec

@@ -27,7 +27,7 @@ from ingestbench.columnar.duckdb_sql import (
 from ingestbench.datasets import ValidationKind, of_manifest, of_spec
 from ingestbench.errors import UserError
 from ingestbench.results.records import SCHEMA_VERSION
-from ingestbench.server.process import QuestDB
+from ingestbench.server.handle import QuestDB
 from ingestbench.storage.files import write_json_atomic
 from ingestbench.tables.spec import TableSpec
 from ingestbench.tsbs.columns import cpu_spec

@@ -11,7 +11,7 @@ from pathlib import Path
 import requests
 
 from ingestbench.columnar.duckdb_sql import check_name, duck, sql_str
-from ingestbench.server.process import QuestDB, QuestDBError
+from ingestbench.server.handle import QuestDB, QuestDBError
 from ingestbench.storage.files import atomic_path, temporary_path
 
 log = logging.getLogger(__name__)

@@ -29,7 +29,7 @@ from ingestbench.columnar.duckdb_sql import (
     own_unreadable,
 )
 from ingestbench.own.spec import OwnTableSpec
-from ingestbench.server.process import QuestDB
+from ingestbench.server.handle import QuestDB
 from ingestbench.tables.column_kinds import NUMERIC_KINDS, STRING_KINDS
 
 

@@ -36,7 +36,7 @@ from ingestbench.columnar.duckdb_sql import (
 )
 from ingestbench.datasets import of_spec
 from ingestbench.errors import UserError
-from ingestbench.server.process import QuestDB
+from ingestbench.server.handle import QuestDB
 from ingestbench.tables.spec import TableSpec
 from ingestbench.validate.own_checks import (
     own_differences,

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ingestbench.columnar.arrow import arrow_to_pandas, from_arrow, rechunk
+from ingestbench.columnar.arrow import arrow_to_pandas, from_arrow, is_polars, rechunk
 from ingestbench.datasets import of_spec
 from ingestbench.errors import UserError
 from ingestbench.tables.spec import TableSpec
@@ -107,7 +107,7 @@ def _mistyped(frame: Any, spec: TableSpec) -> Iterator[tuple[str, tuple[str, str
     """(column, (what it holds, what it should)) for each field that is not a number and a
     timestamp that is not a time."""
     ts = spec.timestamp
-    if type(frame).__module__.startswith("polars"):
+    if is_polars(frame):
         schema = frame.schema
         for name in spec.fields:
             if not (schema[name].is_numeric() or str(schema[name]) == "Null"):

@@ -24,7 +24,7 @@ from ingestbench.errors import UserError
 from ingestbench.ingest.frames.pipeline import ChunkStream
 from ingestbench.ingest.frames.readers import head, iter_frames, read_frame
 from ingestbench.ingest.timing import Clock
-from ingestbench.server.process import QuestDB
+from ingestbench.server.handle import QuestDB
 from ingestbench.tables.spec import TableSpec
 from ingestbench.tsbs.columns import CPU_TABLE, cpu_spec, table_files
 from ingestbench.variants import Variant

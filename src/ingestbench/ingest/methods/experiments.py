@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ingestbench.catalogue import FlushMode
+from ingestbench.columnar.arrow import is_polars
 from ingestbench.ingest.methods.base import dataframe_into
 from ingestbench.server.handle import QuestDB
 from ingestbench.tables.spec import TableSpec
@@ -62,7 +63,7 @@ class PacedStream:
     @staticmethod
     def arrivals(frame, arrival_rows: int, count: int) -> list:
         """The step's arrivals, cut before it starts (not timed): slices of the frame."""
-        if type(frame).__module__.startswith("polars"):
+        if is_polars(frame):
             return [frame.slice(i * arrival_rows, arrival_rows) for i in range(count)]
         return [frame.iloc[i * arrival_rows : (i + 1) * arrival_rows] for i in range(count)]
 

@@ -38,7 +38,7 @@ from ingestbench.ingest.frames.readers import InputError
 from ingestbench.ingest.methods.base import Job, Method
 from ingestbench.ingest.timing import Clock
 from ingestbench.server.access import AccessError, open_ilp_tcp
-from ingestbench.server.process import QuestDB
+from ingestbench.server.handle import QuestDB
 
 #: Bytes per block. TCP streams, so small blocks cost nothing; over HTTP every POST is a
 #: transaction, and 2 MiB POSTs (~4k rows) ran at half the rate of 32 MiB ones here.

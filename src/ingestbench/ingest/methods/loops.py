@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from questdb import TimestampNanos
 
+from ingestbench.columnar.arrow import is_polars
 from ingestbench.ingest.methods.base import Job, Method
 from ingestbench.ingest.methods.experiments import SenderStream
 from ingestbench.tables.spec import TableSpec
@@ -33,10 +34,7 @@ def rows_into(target, frame, spec: TableSpec) -> None:
     """The baseline from QuestDB's blog: one row() call per row."""
     table, tags, tag_idx = spec.table, spec.tags, range(len(spec.tags))
     fields = _fields(frame, spec)
-    if type(frame).__module__.startswith("polars"):
-        rows = frame.iter_rows()
-    else:
-        rows = frame.itertuples(index=False, name=None)
+    rows = frame.iter_rows() if is_polars(frame) else frame.itertuples(index=False, name=None)
     n_tags = len(tags)
     if spec.nullable:
         for row in rows:

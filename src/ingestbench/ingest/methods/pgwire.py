@@ -18,6 +18,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+from ingestbench.columnar.arrow import is_polars
 from ingestbench.ingest.methods.base import (
     Job,
     Method,
@@ -37,13 +38,9 @@ def insert_sql(table: str, columns: list[str], placeholder) -> str:
     return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
 
 
-def _is_polars(frame) -> bool:
-    return type(frame).__module__.startswith("polars")
-
-
 def bound_rows(frame) -> Iterator[tuple]:
     """The frame's rows as tuples of Python values, nulls as None (what a driver binds)."""
-    if _is_polars(frame):
+    if is_polars(frame):
         return frame.iter_rows()
     return (tuple(None if _null(v) else v for v in row)
             for row in frame.itertuples(index=False, name=None))  # fmt: skip
@@ -206,7 +203,7 @@ def executemany(conn, frame, table: str, batch_rows: int) -> None:
 def naive_utc(frame):
     """The frame's zoned times as UTC without the zone: asyncpg binds a TIMESTAMP from a naive
     datetime, and refuses a zoned one."""
-    if _is_polars(frame):
+    if is_polars(frame):
         import polars as pl
 
         zoned = [n for n, t in frame.schema.items() if getattr(t, "time_zone", None)]

@@ -98,3 +98,17 @@ def _rows(entry: dict[str, Any]) -> int | None:
     if "scale" not in entry:
         return None
     return int(entry["scale"]) * int(entry.get("epochs") or -(-entry["rows"] // entry["scale"]))
+
+
+def rule_settings(config: dict[str, Any], job: str | None = None) -> dict[str, Any]:
+    """What rule `delivery` (one job: `job` is None) runs under, config-shaped: its section and
+    its server's (kept whole: the startup timeout is the job's too)."""
+    return {"delivery": config["delivery"], "questdb": config["questdb"]}
+
+
+def listing(config: dict[str, Any]) -> list[str]:
+    """What `ingestbench variants` says of the delivery experiment: each path under its faults."""
+    entry = dataset_entry(config)
+    d = config["delivery"]
+    label = entry["label"] if entry else d.get("dataset")
+    return [f"on {label}, each path under {', '.join(d['faults'])}:", *d["paths"]]

@@ -56,7 +56,8 @@ if _QDB["mode"] == "external" and _QDB["tls"] and not _QDB["tls_verify"]:
 
 def script_code(name, modules=()):
     """The digest of a rule's script and every module of the package it imports (and of
-    `modules`, which it imports by name): a param, so a change of that code reruns the rule."""
+    `modules`, which it imports by name): a param, so a change of that code reruns the rule.
+    """
     return code_digest(SCRIPTS / name, modules)
 
 
@@ -212,4 +213,3 @@ def readers_runs():
         for ds, v in run_pairs()
         if readers_settings(config, v) and config["readers"]["counts"]
     ]
-

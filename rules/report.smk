@@ -43,14 +43,14 @@ rule environment:
 
 rule summarize:
     input:
+        # The files of each experiment the config runs whose rows and section join the
+        # summary, named by its key (ingestbench.workflow.experiments).
+        **summary_inputs(config, RESULTS),
         runs=run_files(),
         validations=validation_files(),
         environment=f"{RESULTS}/environment.json",
         # Each dataset's profile: an own dataset's manifest, a TSBS dataset's expected file.
         profiles=profile_sources(),
-        # The files of each experiment the config runs whose rows and section join the
-        # summary, named by its key (ingestbench.workflow.experiments).
-        **summary_inputs(config, RESULTS),
     output:
         csv=report(
             f"{RESULTS}/summary.csv",

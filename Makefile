@@ -21,6 +21,10 @@ CONFIG_ARG = $(if $(CONFIG),--configfile $(CONFIG))
 # The preflight (ingestbench check): every config mistake in one sentence, a YAML error with its
 # line and column, before Snakemake (which parses the config file itself, without them).
 CHECK = $(BIN)/ingestbench check --config
+# The preflight once per command: $(call CHECKED,FILE) checks FILE and hands Snakemake its hash
+# in INGESTBENCH_CHECKED, so the Snakefile does not check the same config again (with another
+# config, or none, it checks). Use it as the start of the line that runs Snakemake.
+CHECKED = checked=$$($(CHECK) $(1) --hash) && INGESTBENCH_CHECKED=$$checked
 RESULTS = $(shell $(BIN)/ingestbench results-dir $(if $(CONFIG),--config $(CONFIG)))
 export PATH := $(abspath $(BIN)):$(PATH)
 # `make test` on this many pytest workers (pytest-xdist; 1: one process, no workers). A test
@@ -53,26 +57,22 @@ $(STAMP): requirements.lock pyproject.toml
 ## The default benchmark, end to end: data, every variant (3 repeats), validation, tables, charts
 ## (CONFIG=configs/iot.yaml runs that experiment instead, into its own results folder).
 run: install
-	$(CHECK) $(or $(CONFIG),config.yaml)
-	$(BIN)/snakemake --cores $(CORES) $(CONFIG_ARG)
+	$(call CHECKED,$(or $(CONFIG),config.yaml)) $(BIN)/snakemake --cores $(CORES) $(CONFIG_ARG)
 
 ## A first try: a handful of variants on 50k rows, validated, into results/smoke/.
 smoke: install
-	$(CHECK) configs/smoke.yaml
-	$(BIN)/snakemake --cores $(CORES) --configfile configs/smoke.yaml
+	$(call CHECKED,configs/smoke.yaml) $(BIN)/snakemake --cores $(CORES) --configfile configs/smoke.yaml
 
 ## The benchmark at scale: TSBS's default day (34.56M rows) and 100M rows, 1 repeat (hours; the
 ## last run's time: findings/2026-11-24-scale).
 run-scale: install
-	$(CHECK) configs/scale.yaml
-	$(BIN)/snakemake --cores $(CORES) --configfile configs/scale.yaml
+	$(call CHECKED,configs/scale.yaml) $(BIN)/snakemake --cores $(CORES) --configfile configs/scale.yaml
 
 ## The dtype matrix: which pandas and polars column dtypes each client path loads intact
 ## (results/dtype_matrix.csv, .md and plots/dtype_matrix.png). Always rerun:
 ## what it finds depends on the code and the installed libraries, which Snakemake does not track.
 run-dtypes: install
-	$(CHECK) configs/dtypes.yaml
-	$(BIN)/snakemake --cores $(CORES) results/dtype_matrix.csv --forcerun dtype_matrix \
+	$(call CHECKED,configs/dtypes.yaml) $(BIN)/snakemake --cores $(CORES) results/dtype_matrix.csv --forcerun dtype_matrix \
 		--configfile configs/dtypes.yaml
 
 ## Every tier but faults and cluster: unit, integration, workflow (tiny end-to-end runs) and
@@ -117,8 +117,7 @@ format: install
 ## The summary tables and charts of this experiment (CONFIG=...), from its run files; a run
 ## file made under other settings than the config's is rerun first.
 charts: install
-	$(CHECK) $(or $(CONFIG),config.yaml)
-	$(BIN)/snakemake charts --cores $(CORES) $(CONFIG_ARG)
+	$(call CHECKED,$(or $(CONFIG),config.yaml)) $(BIN)/snakemake charts --cores $(CORES) $(CONFIG_ARG)
 
 ## Redraw the committed reference run's charts and its comparison with QuestDB's published
 ## benchmark (REF=reference/full for another one), from its summary alone: no ingestion.
@@ -132,8 +131,7 @@ reference-report: install
 
 ## The Snakemake HTML report of the last run (RESULTS/report.html).
 report: install
-	$(CHECK) $(or $(CONFIG),config.yaml)
-	$(BIN)/snakemake --report $(RESULTS)/report.html $(CONFIG_ARG)
+	$(call CHECKED,$(or $(CONFIG),config.yaml)) $(BIN)/snakemake --report $(RESULTS)/report.html $(CONFIG_ARG)
 
 ## Keep the finished run in results/ as one JSON document in archive/ (LABEL=what it was, for
 ## example LABEL=worker-idle-spin); commit it to add your machine's run to the page.

@@ -13,8 +13,9 @@ from snakemake.utils import min_version
 
 from ingestbench.config import validate_config
 from ingestbench.datasets import dataset_pattern
-from ingestbench.preflight import check_or_exit
+from ingestbench.preflight import check_unless_checked
 from ingestbench.storage.disk import DiskSpaceError
+from ingestbench.workflow.experiments import all_inputs, included
 from ingestbench.workflow.rule_records import rerun_what_changed
 
 min_version("9.0")
@@ -24,10 +25,11 @@ configfile: "config.yaml"
 
 
 # The preflight (ingestbench.preflight): every mistake the config can show before any job, each
-# as one sentence, then exit 1. A job Snakemake starts in a process of its own (a cluster's) reads
+# as one sentence, then exit 1; skipped where `ingestbench check` has just checked this very
+# config (the make targets). A job Snakemake starts in a process of its own (a cluster's) reads
 # the config the main process checked: the schema's defaults only.
 if workflow.is_main_process:
-    check_or_exit(config)
+    check_unless_checked(config)
 else:
     validate_config(config)
 
@@ -49,20 +51,13 @@ include: "rules/server.smk"
 include: "rules/ingest.smk"
 include: "rules/validate.smk"
 include: "rules/report.smk"
-include: "rules/dtypes.smk"
-include: "rules/over_time.smk"
 
 
-# Paced ingestion, when the config has a `paced` section (configs/paced.yaml).
-if config.get("paced"):
+# The experiments beside the backfill whose section the config has, each its rules file
+# (ingestbench.workflow.experiments: readers, paced ingestion, delivery, the dtype matrix).
+for _experiment in included(config):
 
-    include: "rules/paced.smk"
-
-
-# Delivery under faults, when the config has a `delivery` section (configs/delivery.yaml).
-if "delivery" in config:
-
-    include: "rules/delivery.smk"
+    include: _experiment.rules
 
 
 # Before any job runs (not in a dry run): stop if the run cannot fit on the disk.
@@ -80,5 +75,5 @@ rule all:
         f"{RESULTS}/summary.md",
         f"{RESULTS}/published_comparison.md",
         charts_files(),
-        readers_charts(),
-        paced_charts() if config.get("paced") else [],
+        # What the experiments the config runs add (the dtype matrix: `make run-dtypes`).
+        all_inputs(config, RESULTS, chart_files),

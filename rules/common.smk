@@ -54,10 +54,11 @@ if _QDB["mode"] == "external" and _QDB["tls"] and not _QDB["tls_verify"]:
     logger.warning(UNVERIFIED.format(host=_QDB["host"]))
 
 
-def script_code(name):
-    """The digest of a rule's script and every module of the package it imports: a param, so a
-    change of that code reruns the rule."""
-    return code_digest(SCRIPTS / name)
+def script_code(name, modules=()):
+    """The digest of a rule's script and every module of the package it imports (and of
+    `modules`, which it imports by name): a param, so a change of that code reruns the rule.
+    """
+    return code_digest(SCRIPTS / name, modules)
 
 
 def dataset_config(name):
@@ -212,11 +213,3 @@ def readers_runs():
         for ds, v in run_pairs()
         if readers_settings(config, v) and config["readers"]["counts"]
     ]
-
-
-def readers_charts():
-    """The charts drawn from the readers' series, when some variant runs with readers."""
-    if not readers_runs():
-        return []
-    charts = report_charts("readers")
-    return [path for name in charts for path in chart_files(name, f"{RESULTS}/plots")]

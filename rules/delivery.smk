@@ -1,10 +1,11 @@
 # The delivery experiment (docs/faults.md, "Delivery under faults"): included only when the
-# config has a `delivery` section (configs/delivery.yaml). Every path loads the dataset while
+# config has a `delivery` section (configs/delivery.yaml; ingestbench.workflow.experiments). Every path loads the dataset while
 # its own server is killed and restarted, paused, or its connection cut; delivery.csv has each
 # case, summary.md the matrix.
 
 from ingestbench.datasets import dataset_name
 from ingestbench.delivery.settings import dataset_entry
+from ingestbench.workflow.experiments import settings as experiment_settings
 
 # The section's problems stopped the run already, before any job (ingestbench.preflight).
 _delivery_dataset = dataset_name(dataset_entry(config))
@@ -35,7 +36,7 @@ rule delivery:
     resources:
         questdb=1,
     params:
-        settings={"delivery": config["delivery"], "questdb": config["questdb"]},
+        settings=experiment_settings("delivery", config),
         code=script_code("delivery.py"),
     script:
         "../scripts/delivery.py"

@@ -1,9 +1,10 @@
-# The dtype matrix (`make run-dtypes`, not part of `all`): every case of ingestbench.dtypes.cases
+# The dtype matrix (`make run-dtypes`, an experiment outside `all` and the summary: its entry in
+# ingestbench.workflow.experiments): every case of ingestbench.dtypes.cases
 # through the configured methods and transports, each into a table of its own on one fresh
 # server, checked by DuckDB.
 
 from ingestbench.charts.registry import chart_files
-from ingestbench.workflow.rule_inputs import dtype_matrix_settings
+from ingestbench.workflow.experiments import settings as experiment_settings
 
 
 rule dtype_matrix:
@@ -23,7 +24,7 @@ rule dtype_matrix:
         questdb=1,
         external_questdb=1 if config["questdb"]["mode"] == "external" else 0,
     params:
-        settings=dtype_matrix_settings(config),
+        settings=experiment_settings("dtype_matrix", config),
         code=script_code("dtype_matrix.py"),
     script:
         "../scripts/dtype_matrix.py"

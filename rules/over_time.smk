@@ -1,9 +1,9 @@
-# Readers beside ingestion (the config's `readers` section, off by default): the charts of the
-# registry drawn from the series files the ingest jobs write beside their run files (undeclared
-# outputs: a run without readers has none, and its rule stays as it was), such as rows accepted
-# and visible over time. Their inputs are the run files of the variants that ran with readers;
-# with readers off they are no part of `all`. Their file lists: readers_runs() and
-# readers_charts() in common.smk.
+# Readers beside ingestion (the config's `readers` section, off by default), the experiment that
+# rides inside the ingest jobs (ingestbench.workflow.experiments): the charts of the registry
+# drawn from the series files the ingest jobs write beside their run files (undeclared outputs:
+# a run without readers has none, and its rule stays as it was), such as rows accepted and
+# visible over time. Their inputs are the run files of the variants that ran with readers
+# (readers_runs() in common.smk); with readers off they are no part of `all`.
 
 from ingestbench.charts.registry import report_charts
 

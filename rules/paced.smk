@@ -1,12 +1,14 @@
-# Paced ingestion (docs/methodology.md#paced-ingestion), included when the config has a `paced`
-# section: one job per dataset, path and flush mode on a fresh QuestDB (resource `questdb`, so
-# no two overlap), then every step's figures in paced.csv; the summary adds each path's highest
-# sustained rate, the chart rules draw the paced chart from paced.csv.
+# Paced ingestion (docs/methodology.md#paced-ingestion), an experiment included when the config
+# has a `paced` section (ingestbench.workflow.experiments): one job per dataset, path and flush
+# mode on a fresh QuestDB (resource `questdb`, so no two overlap), then every step's figures in
+# paced.csv; the summary adds each path's highest sustained rate, the chart rules draw the paced
+# chart from paced.csv.
 
 import os
 
-from ingestbench.charts.registry import chart_files, report_charts
-from ingestbench.paced.settings import paced_paths, rule_settings
+from ingestbench.charts.registry import report_charts
+from ingestbench.paced.settings import paced_paths
+from ingestbench.workflow.experiments import settings as experiment_settings
 
 # The section's problems stopped the run already, before any job (ingestbench.preflight).
 PACED = [p.name for p in paced_paths(config)]
@@ -42,7 +44,7 @@ rule paced:
         questdb=1,
         external_questdb=1 if config["questdb"]["mode"] == "external" else 0,
     params:
-        settings=lambda w: rule_settings(config, w.paced),
+        settings=lambda w: experiment_settings("paced", config, w.paced),
         work_dir=lambda w: f"{RESULTS}/tmp/paced/{w.dataset}/{w.paced}",
         code=script_code("paced.py"),
     script:
@@ -70,15 +72,7 @@ rule paced_table:
         "../scripts/paced_table.py"
 
 
-def paced_charts():
-    return [
-        p
-        for name in report_charts("paced")
-        for p in chart_files(name, f"{RESULTS}/plots")
-    ]
-
-
-# The paced charts, drawn from the summary and paced.csv beside it.
+# The paced charts, drawn from paced.csv (and the summary, for the titles).
 for _chart, _entry in report_charts("paced").items():
 
     rule:

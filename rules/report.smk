@@ -3,7 +3,8 @@
 
 import os
 
-from ingestbench.config import config_hash
+from ingestbench.workflow.result_keys import config_hash
+from ingestbench.workflow.experiments import summary_inputs, summary_modules
 from ingestbench.workflow.rule_inputs import file_digest, ingest_settings
 
 LOCK = os.path.join(workflow.basedir, "requirements.lock")
@@ -42,15 +43,14 @@ rule environment:
 
 rule summarize:
     input:
+        # The files of each experiment the config runs whose rows and section join the
+        # summary, named by its key (ingestbench.workflow.experiments).
+        **summary_inputs(config, RESULTS),
         runs=run_files(),
         validations=validation_files(),
         environment=f"{RESULTS}/environment.json",
         # Each dataset's profile: an own dataset's manifest, a TSBS dataset's expected file.
         profiles=profile_sources(),
-        # Paced ingestion's steps (rules/paced.smk), when the config has a `paced` section.
-        paced=f"{RESULTS}/paced.csv" if config.get("paced") else [],
-        # The delivery matrix joins summary.md when the config has a `delivery` section.
-        delivery=[f"{RESULTS}/delivery.csv"] if "delivery" in config else [],
     output:
         csv=report(
             f"{RESULTS}/summary.csv",
@@ -76,7 +76,8 @@ rule summarize:
                 run_path(ds, v): ingest_settings(config, v) for ds, v in run_pairs()
             }
         },
-        code=script_code("summarize.py"),
+        # With the experiments' summary functions, which the script imports by name.
+        code=script_code("summarize.py", summary_modules(config)),
     script:
         "../scripts/summarize.py"
 

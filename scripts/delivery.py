@@ -7,13 +7,15 @@ import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm cond
 from ingestbench.config import QuestDBSettings
 from ingestbench.delivery.job import delivery_job
 from ingestbench.server.jar import server_jar
+from ingestbench.workflow.result_keys import job_config
 from ingestbench.workflow.rule_records import run_rule
 
 
 def main(sm) -> None:
-    settings = QuestDBSettings.from_config(sm.config)
+    config = job_config(sm.params.settings, sm.config)  # its params, and keys without effect
+    settings = QuestDBSettings.from_config(config)
     delivery_job(
-        sm.config,
+        config,
         Path(sm.input.manifest),
         Path(sm.input.data),
         Path(sm.output.csv),

@@ -4,10 +4,11 @@ from pathlib import Path
 
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
-from ingestbench.config import Settings, job_config
+from ingestbench.config import Settings
 from ingestbench.ingest.job import IngestFiles, ingest_job
 from ingestbench.server.jar import server_jar
 from ingestbench.variants import parse_variant_name
+from ingestbench.workflow.result_keys import job_config
 from ingestbench.workflow.rule_records import run_rule
 
 

@@ -5,11 +5,12 @@ from pathlib import Path
 
 import _src_on_path  # noqa: F401 (makes ingestbench importable under --sdm conda)
 
-from ingestbench.config import QuestDBSettings, job_config
+from ingestbench.config import QuestDBSettings
 from ingestbench.paced.job import paced_job
 from ingestbench.paced.names import parse_paced_name
 from ingestbench.paced.settings import PacedSettings
 from ingestbench.server.jar import server_jar
+from ingestbench.workflow.result_keys import job_config
 from ingestbench.workflow.rule_records import run_rule
 
 

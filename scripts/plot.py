@@ -1,4 +1,5 @@
-"""Snakemake entry point of the chart rules: one chart from summary.csv, as PNG and SVG."""
+"""Snakemake entry point of the chart rules: one chart from summary.csv (or from its rule's input
+of its own, such as paced.csv, titled by the summary), as PNG and SVG."""
 
 from pathlib import Path
 
@@ -15,6 +16,7 @@ def main(sm) -> None:
         Path(sm.input.environment),
         [Path(sm.output.png), Path(sm.output.svg)],
         dpi=sm.params.settings["dpi"],
+        data=Path(sm.input.paced) if "paced" in sm.input.keys() else None,  # noqa: SIM118
     )
 
 

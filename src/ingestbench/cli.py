@@ -5,7 +5,8 @@ sets ``func`` to the handler; the handler returns the exit code. Heavy imports (
 happen inside the handlers, so ``ingestbench --help`` stays fast.
 
 May import: errors, schema, config, variants, storage.disk, tsbs, server, results, ingest, publish,
-datasets (the plan) and preflight (the config checked before any job).
+datasets (the plan), preflight (the config checked before any job) and workflow.experiments
+(what each experiment runs).
 """
 
 from __future__ import annotations
@@ -110,7 +111,9 @@ def run_generate(args: argparse.Namespace) -> int:
 
 def add_variants_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
-        "variants", help="list the variants a config runs, per dataset (the variant matrix)"
+        "variants",
+        help="list the variants a config runs, per dataset (the variant matrix), and what each "
+        "experiment it has runs (paced jobs, delivery paths, reader counts, dtype cases)",
     )
     parser.add_argument("--config", default="config.yaml", help="default: %(default)s")
     parser.set_defaults(func=run_variants)
@@ -120,11 +123,17 @@ def add_variants_parser(subparsers: argparse._SubParsersAction) -> argparse.Argu
 def run_variants(args: argparse.Namespace) -> int:
     from ingestbench.datasets import plan
     from ingestbench.preflight import load_checked
+    from ingestbench.workflow.experiments import listings
 
-    for name, (label, variants) in plan(load_checked(args.config)).items():
+    config = load_checked(args.config)
+    for name, (label, variants) in plan(config).items():
         print(f"{name} ({label}): {len(variants)} variants")
         for v in variants:
             print(f"  {v.name}")
+    for key, lines in listings(config):  # each experiment whose section the config has
+        print(f"experiment {key}: {lines[0]}" if lines else f"experiment {key}")
+        for line in lines[1:]:
+            print(f"  {line}")
     return 0
 
 

@@ -11,38 +11,38 @@ It checks, after the schema (ingestbench.config):
   (ingestbench.own.describe); a file a rule makes (EXAMPLES) is checked when it is made;
 - each variant runs on some dataset (an error naming why where it runs on none; one note listing
   the datasets that leave variants out, and why);
-- each section of SECTION_CHECKS, the hook where a section's own checks join.
+- each experiment's own checks, where the config has its section (its `check` in
+  ingestbench.workflow.experiments).
+
+It runs once per command: `ingestbench check --hash` prints the checked config's hash, which the
+make targets pass to Snakemake in CHECKED_VARIABLE; the Snakefile skips its own check when that
+is the hash of the config it parsed (check_unless_checked). A bare `snakemake` checks.
 
 May import: errors, config, variants, catalogue, datasets, own, server.access (the
-credentials' variables), paced.settings and delivery.settings (their sections' checks).
+credentials' variables) and workflow.experiments (the experiments' checks).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ingestbench.catalogue import METHODS
 from ingestbench.config import ConfigError, load_config, validate_config
-from ingestbench.delivery import settings as delivery
 from ingestbench.errors import UserError
-from ingestbench.paced import settings as paced
 from ingestbench.variants import as_list, expand_spec
+from ingestbench.workflow.experiments import section_checks
 
-#: A section's own checks: the validated config in, one sentence per problem out (naming the key,
-#: the value and the fix; never a secret's value). Run when the config has the section.
-SectionCheck = Callable[[Mapping[str, Any]], list[str]]
-#: (top-level key, its check), in the order they are reported. A new config section adds its
-#: semantic checks here (docs/development.md, "Checking a new config key").
-SECTION_CHECKS: list[tuple[str, SectionCheck]] = [
-    ("paced", paced.check),
-    ("delivery", delivery.check),
-]
+#: The environment variable in which the make targets tell the Snakefile that `ingestbench check`
+#: checked the config it runs with: that config's hash (checked_hash).
+CHECKED_VARIABLE = "INGESTBENCH_CHECKED"
 
 #: The project's own top-level folders: a run's results or data there would overwrite what the
 #: project ships (the committed reference run, the docs, the code). A fixed list, since a test's
@@ -235,9 +235,7 @@ def check(config: dict[str, Any]) -> list[str]:
     if not dataset_errors:  # a file that does not read leaves its variants unknown
         errors, notes = variant_problems(config)
         problems += errors
-    for key, section_check in SECTION_CHECKS:
-        if config.get(key) is not None:
-            problems += section_check(config)
+    problems += section_checks(config)  # each experiment's, one sentence per problem
     if problems:
         raise PreflightError(problems)
     return notes
@@ -258,10 +256,30 @@ def check_or_exit(config: dict[str, Any]) -> None:
         sys.exit(1)
 
 
-def load_checked(path: str | Path) -> dict[str, Any]:
-    """The config the workflow runs with `--configfile path`, checked; the notes printed."""
+def checked_hash(config: Mapping[str, Any]) -> str:
+    """The config as read (before the schema fills its defaults in), as 16 hex digits: what
+    `ingestbench check` checked, and what the Snakefile compares with what it parsed."""
+    return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def check_unless_checked(config: dict[str, Any], environ: Mapping[str, str] = os.environ) -> None:
+    """The Snakefile's preflight, once per command: skipped (the schema's defaults filled in
+    only) where CHECKED_VARIABLE holds the hash of this very config, which `ingestbench check`
+    checked just before (a make target); otherwise check_or_exit."""
+    if environ.get(CHECKED_VARIABLE) == checked_hash(config):
+        validate_config(config)
+    else:
+        check_or_exit(config)
+
+
+def load_checked(path: str | Path, said: list[str] | None = None) -> dict[str, Any]:
+    """The config the workflow runs with `--configfile path`, checked; the notes printed. With
+    `said`, the hash of the config as read is appended to it (checked_hash)."""
     config = load_config(path, validate=False)
+    read = checked_hash(config)
     say(check(config), "NOTE")
+    if said is not None:
+        said.append(read)
     return config
 
 
@@ -272,15 +290,26 @@ def add_check_parser(subparsers: argparse._SubParsersAction) -> argparse.Argumen
         "files and the variant plan (the make targets run it before Snakemake)",
     )
     parser.add_argument("--config", default="config.yaml", help="default: %(default)s")
+    parser.add_argument(
+        "--hash",
+        action="store_true",
+        help=f"print only the checked config's hash (the make targets pass it to Snakemake in "
+        f"{CHECKED_VARIABLE}, so that the Snakefile does not check it again)",
+    )
     parser.set_defaults(func=run_check)
     return parser
 
 
 def run_check(args: argparse.Namespace) -> int:
+    said: list[str] = []
     try:
-        load_checked(args.config)
+        load_checked(args.config, said)
     except UserError as exc:
         say(getattr(exc, "problems", [str(exc)]), "ERROR")
         return 1
-    print(f"{args.config}: no problem found before any job.")
+    if args.hash:  # stdout is the hash alone; what people read goes to stderr
+        print(f"{args.config}: no problem found before any job.", file=sys.stderr)
+        print(said[0])
+    else:
+        print(f"{args.config}: no problem found before any job.")
     return 0

@@ -8,10 +8,11 @@ import copy
 import pytest
 import yaml
 
-from ingestbench.config import ConfigError, config_hash, validate_config
+from ingestbench.config import ConfigError, validate_config
 from ingestbench.ingest.methods.ilp_file import renamed
 from ingestbench.server.access import MASK, Access, AccessError, IlpKey, Secret
 from ingestbench.server.handle import QuestDB
+from ingestbench.workflow.result_keys import config_hash
 from tests.helpers import TEST_CONFIG
 
 AUTH = {

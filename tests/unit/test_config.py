@@ -115,7 +115,7 @@ def test_a_run_file_read_as_a_config_says_where_targets_go():
 
 
 def test_the_dtype_matrix_block_leaves_the_benchmark_config_hash_alone():
-    from ingestbench.config import config_hash
+    from ingestbench.workflow.result_keys import config_hash
 
     base = validate_config(copy.deepcopy(DEFAULT))
     other = validate_config({**copy.deepcopy(DEFAULT), "dtype_matrix": {"methods": ["rows"]}})

@@ -242,7 +242,7 @@ def test_every_config_key_the_docs_name_is_in_the_schema():
     style is one that configuration.md (the schema) has; file names like `variants.py` aside."""
     keys = set(re.findall(r"^\| `([^`]+)` \|", (REPO / "docs/configuration.md").read_text(), re.M))
     tops = {key.split(".")[0].removesuffix("[]") for key in keys}
-    files = (".py", ".csv", ".md", ".json", ".png", ".yaml", ".html")
+    files = (".py", ".csv", ".md", ".json", ".png", ".yaml", ".html", ".smk")
     named = re.compile(r"`([a-z_]+(?:\[\])?(?:\.[a-z_]+)+)(?::[^`]*)?`")
     for page in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
         unknown = [

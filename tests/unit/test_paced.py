@@ -17,7 +17,9 @@ from ingestbench.paced.schedule import release
 from ingestbench.paced.settings import check, paced_paths
 from ingestbench.paced.summary import highest_sustained, latency_text, markdown
 from ingestbench.paced.table import paced_table, read_paced_table, write_paced_table
-from tests.helpers import REPO
+from ingestbench.results.summary import read_summary, write_summary
+from ingestbench.workflow.experiments import summary_parts
+from tests.helpers import FIXTURE_RESULTS, REPO
 
 
 def test_a_paced_name_round_trips_through_the_grammar():
@@ -195,6 +197,27 @@ def test_the_summary_names_each_paths_highest_sustained_rate(tmp_path):
     assert "at 2,000 rows/s or less, pandas-dataframe-parquet-http with flush `interval`" in md
     assert "server_parquet" in md  # the paths that cannot be paced, with why
     assert len(paced_table([a])) == 4
+
+    # The summary, written once with the paced part its entry names (as rule summarize does).
+    out_csv, out_md = tmp_path / "summary.csv", tmp_path / "summary.md"
+    write_summary(sorted((FIXTURE_RESULTS / "runs").rglob("*.json")),
+                  sorted((FIXTURE_RESULTS / "validation").rglob("*.json")),
+                  FIXTURE_RESULTS / "environment.json", out_csv, out_md,
+                  experiments=summary_parts({"paced": [str(csv)]}))  # fmt: skip
+    text = out_md.read_text()
+    assert text.startswith("# Ingestion benchmark summary")
+    assert text.index("## Paced ingestion") > text.index("| # | variant |")
+    assert text.endswith(md.strip("\n") + "\n")
+    both = read_summary(out_csv, unsupported=True)
+    assert both[both["status"] == "paced"]["flush"].tolist() == ["arrival", "interval"]
+    assert "paced" not in set(read_summary(out_csv).get("status", []))  # not a backfill row
+
+    # The chart, from paced.csv as its rule passes it in.
+    from ingestbench.charts.draw import render_chart_files
+
+    png = tmp_path / "plots" / "paced.png"
+    render_chart_files("paced", out_csv, FIXTURE_RESULTS / "environment.json", [png], data=csv)
+    assert png.stat().st_size > 1000
 
 
 def test_a_latency_below_the_resolution_is_said_to_be_below_it():

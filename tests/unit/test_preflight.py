@@ -14,6 +14,9 @@ import pytest
 from ingestbench import preflight
 from ingestbench.config import ConfigError, load_config, read_config_file
 from ingestbench.dev.workflow_copy import clone_files
+from ingestbench.preflight import CHECKED_VARIABLE as CHECKED
+from ingestbench.workflow import experiments
+from ingestbench.workflow.experiments import Experiment
 from tests.helpers import REPO
 
 DEFAULT = load_config(REPO / "config.yaml")
@@ -179,14 +182,44 @@ def test_variants_left_out_for_some_datasets_are_one_note(own_file):
     ]
 
 
-def test_a_section_check_joins_the_preflight(monkeypatch):
+def test_an_experiments_check_joins_the_preflight(monkeypatch):
     def paced(config):
         return [f"paced.rate_per_s is {config['paced']['rate_per_s']}; set it above 0."]
 
-    monkeypatch.setattr(preflight, "SECTION_CHECKS", [("paced", paced)])
+    made_up = Experiment(key="paced", rules="", settings="", listing="", bench=None,
+                         changes_backfill=False, check="made_up:check")  # fmt: skip
+    monkeypatch.setattr(experiments, "EXPERIMENTS", (made_up,))
+    monkeypatch.setattr(experiments, "hook", {"made_up:check": paced}.__getitem__)
     config = _config()
     config["paced"] = {"rate_per_s": 0}
     monkeypatch.setattr(preflight, "validate_config", lambda c: c)  # no schema of it here
     assert _problems(config) == ["paced.rate_per_s is 0; set it above 0."]
     del config["paced"]
     assert preflight.check(config) == []
+
+
+def test_the_snakefile_skips_the_check_ingestbench_check_has_just_made(monkeypatch):
+    """Once per command: the make targets pass the hash `ingestbench check --hash` printed; the
+    Snakefile checks any other config (or none passed) itself."""
+    config = _config(results_dir="docs/mine")  # a problem only the preflight finds
+    read = preflight.checked_hash(config)
+    with pytest.raises(SystemExit):  # a bare snakemake: checked, refused
+        preflight.check_unless_checked(copy.deepcopy(config), environ={})
+    with pytest.raises(SystemExit):  # another config's hash: checked
+        preflight.check_unless_checked(copy.deepcopy(config), environ={CHECKED: "0" * 16})
+    skipped = copy.deepcopy(config)
+    preflight.check_unless_checked(skipped, environ={CHECKED: read})
+    assert skipped["questdb"]["mode"]  # the schema's defaults filled in all the same
+
+
+def test_ingestbench_check_prints_the_hash_of_the_config_as_the_snakefile_reads_it(
+    tmp_path, capsys
+):
+    path = tmp_path / "mine.yaml"
+    path.write_text("results_dir: results/mine\nrepeats: 2\n")
+    from ingestbench.cli import main
+
+    assert main(["check", "--config", str(path), "--hash"]) == 0
+    printed = capsys.readouterr().out.strip()
+    merged = read_config_file(REPO / "config.yaml") | {"results_dir": "results/mine", "repeats": 2}
+    assert printed == preflight.checked_hash(merged)

@@ -6,8 +6,9 @@ import copy
 
 import pytest
 
-from ingestbench.config import QuestDBSettings, Settings, job_config, load_config
+from ingestbench.config import QuestDBSettings, Settings, load_config
 from ingestbench.datasets import plan
+from ingestbench.workflow.result_keys import job_config
 from ingestbench.workflow.rule_inputs import (
     PACKAGE_DIR,
     chart_settings,

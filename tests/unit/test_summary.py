@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ingestbench.config import config_hash, validate_config
+from ingestbench.config import validate_config
 from ingestbench.errors import UserError
 from ingestbench.ingest.environment import collect_environment, write_environment
 from ingestbench.ingest.pins import locked_versions
@@ -22,6 +22,7 @@ from ingestbench.results.summary import (
     write_summary,
 )
 from ingestbench.results.summary.rows import measured
+from ingestbench.workflow.result_keys import config_hash
 from tests.helpers import FIXTURE_RESULTS, OWN_PROFILE, REPO
 
 FIXTURE = FIXTURE_RESULTS

@@ -362,15 +362,17 @@ def cpu(what: str, data: pd.DataFrame, df: pd.DataFrame, env: dict[str, Any] | N
     return fig
 
 
-def render_chart(
-    name: str, df: pd.DataFrame, env: dict[str, Any] | None, outputs, dpi: int = DPI
-) -> None:
-    """Draw chart name from the summary table and write it to every path in outputs."""
-    known = {**report_charts("summary"), **report_charts("paced")}  # both read the summary
+def render_chart(name: str, df: pd.DataFrame, env: dict[str, Any] | None, outputs,
+                 dpi: int = DPI, data: Path | None = None) -> None:  # fmt: skip
+    """Draw chart `name` from the summary table, or from `data` (its rule's input of its own,
+    such as the paced chart's paced.csv) with the summary for its title, and write it to every
+    path in `outputs`."""
+    known = {**report_charts("summary"), **report_charts("paced")}  # the summary titles both
     if name not in known:
         raise ValueError(f"unknown chart {name!r}; the charts of a summary: {', '.join(known)}")
     theme()
-    fig = drawing(name, "report")(df, env)
+    draw = drawing(name, "report")
+    fig = draw(df, env) if known[name].source == "summary" else draw(data, df, env)
     try:
         for path in outputs:
             save(fig, path, dpi)
@@ -379,77 +381,8 @@ def render_chart(
     log.info("drew %s into %s", name, ", ".join(map(str, outputs)))
 
 
-def render_chart_files(
-    name: str, summary_csv: Path, environment_json: Path | None, outputs, dpi: int = DPI
-) -> None:
+def render_chart_files(name: str, summary_csv: Path, environment_json: Path | None, outputs,
+                       dpi: int = DPI, data: Path | None = None) -> None:  # fmt: skip
     df = read_summary(summary_csv)
-    df.attrs[PACED_CSV] = Path(summary_csv).with_name("paced.csv")  # paced: its own table
     env = load_json(environment_json, "environment file") if environment_json else None
-    render_chart(name, df, env, outputs, dpi)
-
-
-#: A paced path's flush mode as its line style (its colour is its path).
-FLUSH_STYLES = {"arrival": "-", "rows": "--", "interval": ":"}
-#: The summary frame's attribute naming paced.csv (set where the summary is read from a file).
-PACED_CSV = "paced_csv"
-
-
-def paced_steps(df: pd.DataFrame) -> pd.DataFrame:
-    """The paced steps of paced.csv beside the summary (the attribute PACED_CSV of `df`), those
-    with a p99; none when the run had no paced section."""
-    path = df.attrs.get(PACED_CSV)
-    if path is None or not Path(path).is_file():
-        return pd.DataFrame()
-    steps = pd.read_csv(path)
-    steps["sustained"] = steps["sustained"].astype(str) == "True"
-    return steps[(steps["kind"] == "paced") & steps["latency_p99_s"].notna()]
-
-
-@framed(
-    "Paced ingestion: p99 latency against offered rate (log–log; line style: flush mode)",
-    "no paced step ran (the config has no paced section).",
-    paced_steps,
-)
-def paced(what: str, steps: pd.DataFrame, df: pd.DataFrame, env: dict[str, Any] | None) -> Figure:
-    """Paced ingestion: p99 latency against offered rate, one line per path and flush mode
-    (colour: path, line style: flush mode), both axes logarithmic, the latency bound and the
-    sampler's resolution drawn (the chart rule's summary is made after paced.csv)."""
-    datasets = list(dict.fromkeys(steps["dataset"]))
-    fig, axes = plt.subplots(len(datasets), 1, figsize=(WIDTH_IN, 4.8 * len(datasets)),
-                             squeeze=False)  # fmt: skip
-    for ax, dataset in zip(axes[:, 0], datasets, strict=True):
-        data = steps[steps["dataset"] == dataset]
-        paths = sorted(data["path"].unique())
-        colors = dict(zip(paths, plt.get_cmap("tab10").colors, strict=False))
-        for _variant, line in data.groupby("variant", sort=True):
-            line = line.sort_values("offered_rows_per_s")
-            path, flush = line["path"].iloc[0], line["flush"].iloc[0]
-            style = {"color": colors.get(path), "linestyle": FLUSH_STYLES.get(flush, "-")}
-            drawn = ax.plot(line["offered_rows_per_s"], line["latency_p99_s"], marker="o",
-                            markersize=4, linewidth=1.4, label=f"{path} · {flush}",
-                            **style)[0]  # fmt: skip
-            failed = line[line["sustained"] == False]  # noqa: E712
-            ax.scatter(failed["offered_rows_per_s"], failed["latency_p99_s"], marker="x", s=60,
-                       color=drawn.get_color(), zorder=3)  # fmt: skip
-        bound = float(data["latency_bound_s"].iloc[0])
-        resolution = float(data["resolution_s"].iloc[0])
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        low = min(resolution / 2, float(data["latency_p99_s"].min()) / 1.5)
-        high = max(bound * 2, float(data["latency_p99_s"].max()) * 1.5)
-        ax.set_ylim(low, high)
-        at_left = ax.get_yaxis_transform()  # x in axes fractions, y in seconds
-        ax.axhline(bound, color="#C44E52", linestyle="--", linewidth=1.2)
-        ax.text(0.01, bound, f"bound {bound:g} s", transform=at_left, va="bottom",
-                color="#C44E52", fontsize=8)  # fmt: skip
-        ax.axhspan(low, resolution, color="0.92", zorder=0)
-        ax.text(0.01, resolution, f"below the resolution ({resolution:g} s)", transform=at_left,
-                va="top", color="0.4", fontsize=8)  # fmt: skip
-        ax.xaxis.set_major_formatter(FuncFormatter(human))
-        ax.set_xlabel("offered rate (rows/s)")
-        ax.set_ylabel("p99 latency, due to visible (s)")
-        ax.set_title(f"{dataset} (x: not sustained)", loc="left")
-        ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    suptitle(fig, what, df, env)
-    fig.tight_layout()
-    return fig
+    render_chart(name, df, env, outputs, dpi, data)

@@ -11,6 +11,9 @@ signature of its `report` function:
 
 - "summary": a results folder's summary.csv and environment.json; one rule per chart
   (rules/charts.smk), also redrawn by reference/Snakefile. `f(summary, environment) -> Figure`.
+- "paced": paced.csv, with the summary and environment.json for its title; one rule per chart
+  (rules/paced.smk), in a run with a `paced` section. `f(paced_csv, summary, environment) ->
+  Figure`.
 - "readers": the run files of the variants that ran with readers, and their series
   (rules/over_time.smk). `f(run_paths, outputs, dpi)`.
 - "dtype_matrix": the dtype matrix's cells (rules/dtypes.smk, `make run-dtypes`).
@@ -54,8 +57,8 @@ CHARTS: dict[str, Chart] = {
     "parquet_vs_csv": Chart("Parquet vs CSV", "summary", report=_DRAW + "parquet_vs_csv"),
     "batch_sweep": Chart("Batch size", "summary", report=_DRAW + "batch_sweep"),
     "cpu": Chart("CPU per row", "summary", report=_DRAW + "cpu"),
-    # From paced.csv beside the summary, in a run with a paced section (rules/paced.smk).
-    "paced": Chart("Paced latency", "paced", report=_DRAW + "paced"),
+    # From paced.csv, in a run with a paced section (rules/paced.smk).
+    "paced": Chart("Paced latency", "paced", report="ingestbench.paced.chart:draw_paced"),
     "throughput_over_time": Chart(
         "Throughput over time",
         "readers",

@@ -94,3 +94,17 @@ def check(config: dict[str, Any]) -> list[str]:
             f"{rows} rows: a fault could not land between batches; lower it below {rows // 4}."
         )
     return problems
+
+
+def rule_settings(config: dict[str, Any], job: str | None = None) -> dict[str, Any]:
+    """What rule `delivery` (one job: `job` is None) runs under, config-shaped: its section and
+    its server's (kept whole: the startup timeout is the job's too)."""
+    return {"delivery": config["delivery"], "questdb": config["questdb"]}
+
+
+def listing(config: dict[str, Any]) -> list[str]:
+    """What `ingestbench variants` says of the delivery experiment: each path under its faults."""
+    entry = dataset_entry(config)
+    d = config["delivery"]
+    label = entry["label"] if entry else d.get("dataset")
+    return [f"on {label}, each path under {', '.join(d['faults'])}:", *d["paths"]]

@@ -8,8 +8,7 @@
 - `rulegraph`: the Snakefile's rule graph as Mermaid, kept in docs/development.md.
 - `workflow_copy`: a runnable copy of the workflow in another directory (tests, benchmarks).
 
-May import: config (the README's config hash), schema (the configuration reference), catalogue
-(the method table, full.yaml's variants), datasets (the plan: each dataset's variants),
-ingest.pins (the locked versions) and
-storage.files.
+May import: config (the README's config), workflow.result_keys (its hash), schema (the
+configuration reference), catalogue (the method table, full.yaml's variants), datasets (the plan:
+each dataset's variants), ingest.pins (the locked versions) and storage.files.
 """

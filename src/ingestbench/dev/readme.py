@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ingestbench import CHECKOUT
-from ingestbench.config import config_hash, load_config
+from ingestbench.config import load_config
 from ingestbench.dev.methods_doc import (
     FULL_CONFIG,
     IOT_DOC,
@@ -33,6 +33,7 @@ from ingestbench.dev.methods_doc import (
 )
 from ingestbench.schema import SCHEMA_PATH, load_schema
 from ingestbench.storage.files import write_text_atomic
+from ingestbench.workflow.result_keys import config_hash
 
 README = CHECKOUT / "README.md"
 CONFIGURATION = CHECKOUT / "docs" / "configuration.md"

@@ -239,3 +239,11 @@ CASES: tuple[Case, ...] = (
         _polars_times("ns", "UTC"),
     ),
 )
+
+
+def listing(config: dict[str, Any]) -> list[str]:
+    """What `ingestbench variants` says of the dtype matrix: its cases and the paths they take."""
+    options = config["dtype_matrix"]
+    cases = [c.name for c in CASES if c.library in options["libraries"]]
+    return [f"{len(cases)} cases through {', '.join(options['methods'])} over "
+            f"{', '.join(options['transports'])} (make run-dtypes):", *cases]  # fmt: skip

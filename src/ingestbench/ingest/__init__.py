@@ -18,6 +18,6 @@ repeats and the job.
 May import: errors, storage.files, config, catalogue, variants, columnar.arrow, tables, tsbs,
 server, results.records, validate (the job's export), datasets (the dataset's kind), own.rejected
 (naming the first row a server's CSV import rejected), own.by_hand and own.dataset (a user's file
-run by hand), workflow.rule_inputs (the settings a run by hand records) and queryload (readers
-beside the repeats).
+run by hand), workflow.rule_inputs (the settings a run by hand records), workflow.result_keys
+(the config's hash in environment.json) and queryload (readers beside the repeats).
 """

@@ -21,11 +21,12 @@ from typing import Any
 
 import psutil
 
-from ingestbench.config import QuestDBSettings, config_hash, masked_config, readers_off
+from ingestbench.config import QuestDBSettings, masked_config, readers_off
 from ingestbench.ingest.pins import locked_versions
 from ingestbench.server.handle import QuestDB
 from ingestbench.server.process import java_executable
 from ingestbench.storage.files import write_text_atomic
+from ingestbench.workflow.result_keys import config_hash
 
 log = logging.getLogger(__name__)
 SCHEMA_VERSION = 1

@@ -8,8 +8,11 @@ arrival's latency counts from when it was due to when a query could read it, int
 (latency). A job runs one path
 and flush mode through a warm-up step, an unpaced step (the path's maximum) and one step per
 rate, each into a fresh table validated row for row (job). Its record goes to paced.csv and the
-summary (table, summary); ingestbench.charts draws the chart `paced` from paced.csv.
+summary (table, summary: its rows and section, which results.summary writes); `chart` draws the
+registry's chart `paced` from paced.csv; `settings` has its section's checks, its jobs' settings
+and what `ingestbench variants` lists of it (its entry: ingestbench.workflow.experiments).
 
 May import: catalogue, config, errors, storage, server, datasets, tables, ingest, validate,
-queryload (the visibility sampler) and variants.
+queryload (the visibility sampler), variants, charts.style (the chart's style) and
+workflow.result_keys (a job's server settings).
 """

@@ -100,10 +100,10 @@ def check(config: Mapping[str, Any]) -> list[str]:
     return problems
 
 
-def rule_settings(config: Mapping[str, Any], variant: str) -> dict[str, Any]:
-    """What the paced job of `variant` runs under, config-shaped: its params (a change reruns
-    it) and, over the keys without effect, all it reads."""
-    from ingestbench.config import benchmark_config
+def rule_settings(config: Mapping[str, Any], variant: str | None) -> dict[str, Any]:
+    """What the paced job of `variant` (a paced name) runs under, config-shaped: its params (a
+    change reruns it) and, over the keys without effect, all it reads."""
+    from ingestbench.workflow.result_keys import benchmark_config
 
     return {
         "paced": {k: v for k, v in config["paced"].items() if k != "paths"},
@@ -112,3 +112,12 @@ def rule_settings(config: Mapping[str, Any], variant: str) -> dict[str, Any]:
         "table": config["table"],
         "questdb": benchmark_config(config)["questdb"],
     }
+
+
+def listing(config: Mapping[str, Any]) -> list[str]:
+    """What `ingestbench variants` says of paced ingestion: its jobs, one per dataset and path."""
+    from ingestbench.datasets import dataset_entries
+
+    names = [p.name for p in paced_paths(config)]
+    jobs = [f"{ds}/{name}" for ds in dataset_entries(dict(config)) for name in names]
+    return [f"{len(jobs)} jobs, one per dataset, path and flush mode:", *jobs]

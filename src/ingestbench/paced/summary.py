@@ -10,7 +10,6 @@ import pandas as pd
 
 from ingestbench.catalogue import CATALOGUE
 from ingestbench.paced.table import read_paced_table
-from ingestbench.storage.files import write_text_atomic
 
 #: summary.csv's `status` of a paced row (not a backfill measurement: charts leave it out).
 PACED_STATUS = "paced"
@@ -93,11 +92,8 @@ def markdown(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def extend_summary(paced_csv: Path, csv_path: Path, md_path: Path) -> None:
-    """Add the paced rows to summary.csv and the paced section to summary.md."""
-    df = read_paced_table(paced_csv)
-    summary = pd.read_csv(csv_path)
-    rows = highest_sustained(df)
-    merged = pd.concat([summary, rows], ignore_index=True) if len(summary) else rows
-    write_text_atomic(csv_path, merged.to_csv(index=False))
-    write_text_atomic(md_path, Path(md_path).read_text() + markdown(df))
+def summary_part(paced_csv: list[str | Path]) -> tuple[pd.DataFrame, str]:
+    """The paced rows of summary.csv and the paced section of summary.md, from paced.csv (the
+    summarize rule's one paced input), for results.summary.write_summary."""
+    df = read_paced_table(Path(paced_csv[0]))
+    return highest_sustained(df), markdown(df)

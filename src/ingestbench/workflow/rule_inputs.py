@@ -18,13 +18,13 @@ import ast
 import fnmatch
 import functools
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from ingestbench import CHECKOUT
-from ingestbench.config import benchmark_config
-from ingestbench.variants import CAPPED_METHODS, parse_variant_name
+from ingestbench.variants import CAPPED_METHODS, expand_spec, parse_variant_name
+from ingestbench.workflow.result_keys import benchmark_config
 
 PACKAGE = "ingestbench"
 PACKAGE_DIR = CHECKOUT / "src" / PACKAGE
@@ -35,8 +35,8 @@ EXPORT_KEY = "export_piece_rows"
 
 def ingest_settings(config: Mapping[str, Any], variant: str) -> dict[str, Any]:
     """What the ingestion of `variant` (a variant name) runs under, config-shaped: its params,
-    recorded in its run file, and with `config.without_effect` all its job reads
-    (`config.job_config`); the summary refuses a run file whose record differs."""
+    recorded in its run file, and with `result_keys.without_effect` all its job reads
+    (`result_keys.job_config`); the summary refuses a run file whose record differs."""
     method = parse_variant_name(variant).method
     return {
         "repeats": config["repeats"],
@@ -68,6 +68,26 @@ def readers_settings(config: Mapping[str, Any], variant: str) -> dict[str, Any] 
     return dict(section)
 
 
+def runs_with_readers(config: Mapping[str, Any]) -> bool:
+    """Whether some variant runs with readers (a count set, its name matched): then the charts
+    of their series are drawn. The config's variant specs stand for the plan here: the preflight
+    refuses a variant that no dataset runs."""
+    return bool((config.get("readers") or {}).get("counts")) and any(
+        readers_settings(config, v.name) for spec in config["variants"] for v in expand_spec(spec)
+    )
+
+
+def readers_listing(config: Mapping[str, Any]) -> list[str]:
+    """What `ingestbench variants` says of the readers: their counts and the variants they join."""
+    section = config.get("readers") or {}
+    if not runs_with_readers(config):
+        return ["off (no reader count)"]
+    joined = sorted({v.name for spec in config["variants"] for v in expand_spec(spec)
+                     if readers_settings(config, v.name)})  # fmt: skip
+    counts = ", ".join(map(str, section["counts"]))
+    return [f"counts {counts} beside each repeat of {len(joined)} variants:", *joined]
+
+
 def validate_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     """What a validation ran under: the `validation` section but for the export's shape (the
     ingestion's) and whether the export is kept. `memory_limit` cannot change a verdict, but the
@@ -75,8 +95,8 @@ def validate_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in config["validation"].items() if k not in (EXPORT_KEY, "keep_export")}
 
 
-def dtype_matrix_settings(config: Mapping[str, Any]) -> dict[str, Any]:
-    """The matrix's cases and the server it runs them on."""
+def dtype_matrix_settings(config: Mapping[str, Any], job: str | None = None) -> dict[str, Any]:
+    """The matrix's cases and the server it runs them on (one job: `job` is None)."""
     return {"dtype_matrix": config["dtype_matrix"], "questdb": benchmark_config(config)["questdb"]}
 
 
@@ -105,9 +125,13 @@ def file_digest(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
 
-def code_digest(script: str | Path) -> str:
-    """16 hex digits over a rule's script and every module of this package it imports."""
-    files = [Path(script).resolve(), *sorted(imported_modules(Path(script).resolve()))]
+def code_digest(script: str | Path, modules: Iterable[str] = ()) -> str:
+    """16 hex digits over a rule's script and every module of this package it imports, and over
+    `modules` (dotted names it imports by name, such as an experiment's hooks) and theirs. With
+    no `modules`, the digest it always had."""
+    named = {f for name in modules for m in _module_files(name) for f in (m, *imported_modules(m))}
+    found = imported_modules(Path(script).resolve()) | named
+    files = [Path(script).resolve(), *sorted(found - {Path(script).resolve()})]
     digest = hashlib.sha256()
     for path in files:
         digest.update(str(path.relative_to(CHECKOUT)).encode())

@@ -2,7 +2,9 @@
 
 One row per dataset and variant: its figures (`rows`, where each is defined; a run with readers
 beside it has columns of its own, `readers`), checked against the settings the config gives it
-(`settings`), written as CSV here and as readable tables (`markdown`).
+(`settings`), written as CSV here and as readable tables (`markdown`); then the rows and the
+section of each experiment the config runs (ingestbench.workflow.experiments), written with
+them, once.
 
 Within results, may import: records, ceiling, profile_text.
 """
@@ -157,18 +159,26 @@ def write_summary(
     expected_settings: Mapping[str, Mapping[str, Any]] | None = None,
     profile_paths: Iterable[Path] = (),
     profiles_path: Path | None = None,
+    experiments: Iterable[tuple[pd.DataFrame | None, str]] = (),
 ) -> pd.DataFrame:
-    """summary.csv and summary.md; with `profile_paths` (manifests and expected files) each
-    dataset's profile and recommendation too, in summary.md and in `profiles_path` (JSON, for
-    the archive) with a table of them beside it (.csv, for the report)."""
+    """summary.csv and summary.md, each written once; with `profile_paths` (manifests and
+    expected files) each dataset's profile and recommendation too, in summary.md and in
+    `profiles_path` (JSON, for the archive) with a table of them beside it (.csv, for the
+    report). `experiments`: each experiment's rows of summary.csv (or None) and its section of
+    summary.md, after the backfill's, in order."""
     run_paths = list(run_paths)
     df = summarize(run_paths, validation_paths, expected_settings)
     env = load_json(environment_path, "environment file") if environment_path else None
     profiles = load_profiles(profile_paths)
     profiles = {d: profiles[d] for d in df["dataset"].unique() if d in profiles}
     advice = recommendations(measured(df), profiles)
-    write_text_atomic(csv_path, df.to_csv(index=False))
-    write_text_atomic(md_path, to_markdown(df, env, profiles=profiles, advice=advice))
+    table, text = df, to_markdown(df, env, profiles=profiles, advice=advice)
+    for rows, section in experiments:
+        if rows is not None and len(rows):
+            table = pd.concat([table, rows], ignore_index=True) if len(table) else rows
+        text = f"{text.rstrip(chr(10))}\n\n{section.strip(chr(10))}\n"
+    write_text_atomic(csv_path, table.to_csv(index=False))
+    write_text_atomic(md_path, text)
     if profiles_path is not None:
         doc = {d: {**p, "recommendation": advice.get(d)} for d, p in profiles.items()}
         write_json_atomic(profiles_path, doc)

@@ -1,15 +1,25 @@
-"""A finished paced run as a findings folder: `python -m ingestbench.paced.findings RESULTS OUT
---command "..." --load-before "..." --load-after "..."` writes OUT/README.md (the command,
-machine, commit, date, the machine's load, each job's wall time, the summary's paced section
-and every step's main figures) and copies paced.csv and the chart beside it."""
+"""Paced ingestion end to end (`make run CONFIG=configs/paced.yaml`), timed: each path's latency.
+
+Runs the experiment's config in this checkout (its results folder must be empty or absent, so
+that every job runs), or with `--results DIR` takes a finished run, then writes what it found
+beside the findings' meta.json: README.md (the command, machine, commit, date, the machine's
+load before and after, each job's wall time, the summary's paced section and every step's main
+figures), paced.csv and the chart.
+"""
 
 from __future__ import annotations
 
 import argparse
 import csv
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+from findings import findings_file
+
+from ingestbench import CHECKOUT
+from ingestbench.config import load_config
 from ingestbench.paced.summary import latency_text, markdown
 from ingestbench.paced.table import read_paced_table
 from ingestbench.storage.files import load_json, write_text_atomic
@@ -85,16 +95,34 @@ def write_findings(results: Path, out: Path, command: str, load: tuple[str, str]
             shutil.copy(chart, out / chart.name)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results", type=Path)
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--command", required=True)
-    parser.add_argument("--load-before", required=True)
-    parser.add_argument("--load-after", required=True)
-    a = parser.parse_args(argv)
-    write_findings(a.results, a.out, a.command, (a.load_before, a.load_after))
+CONFIG = "configs/paced.yaml"
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--config", default=CONFIG, help=f"the config to run (default: {CONFIG})")
+    p.add_argument("--results", type=Path, help="a finished run's folder: run nothing")
+    a = p.parse_args()
+    command = f"make run CONFIG={a.config}"
+    results = a.results or CHECKOUT / load_config(CHECKOUT / a.config)["results_dir"]
+    before = uptime()
+    if a.results is None:
+        if results.exists() and any(results.iterdir()):
+            print(f"{results} is not empty: move it away so that every job runs, then rerun.")
+            return 2
+        code = subprocess.run(["make", "run", f"CONFIG={a.config}"], cwd=CHECKOUT, check=False)
+        if code.returncode != 0:
+            print(f"{command} failed (exit {code.returncode})")
+            return code.returncode
+    out = findings_file("README.md", results / "findings" / "README.md")
+    write_findings(results, out.parent, command, (before, uptime()))
+    print(out.read_text())
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""Each experiment's entry (ingestbench.workflow.experiments) names what exists: its rules file,
+its functions, its charts, its bench, its schema section; the keys that cannot change a result
+follow the list."""
+
+from __future__ import annotations
+
+import pytest
+
+from ingestbench.charts.registry import CHARTS
+from ingestbench.config import load_config
+from ingestbench.schema import load_schema
+from ingestbench.workflow.experiments import EXPERIMENTS, active, hook, included, settings
+from ingestbench.workflow.result_keys import NOT_BENCHMARK_KEYS, config_hash
+from tests.helpers import REPO
+
+HOOKS = ("settings", "listing", "check", "runs", "summary", "archive", "page")
+
+
+@pytest.mark.parametrize("experiment", EXPERIMENTS, ids=lambda e: e.key)
+def test_each_entry_names_what_exists(experiment):
+    assert (REPO / experiment.rules).is_file()
+    assert experiment.key in load_schema()["properties"]
+    assert experiment.bench is None or (REPO / experiment.bench).is_file()
+    assert set(experiment.charts) <= set(CHARTS)
+    for name in HOOKS:
+        target = getattr(experiment, name)
+        assert target is None or callable(hook(target)), (experiment.key, name)
+    assert (experiment.key in NOT_BENCHMARK_KEYS) == (not experiment.changes_backfill)
+
+
+def test_the_keys_are_unique_and_the_shipped_configs_turn_each_on():
+    assert len({e.key for e in EXPERIMENTS}) == len(EXPERIMENTS)
+    default = load_config(REPO / "config.yaml")
+    assert {e.key for e in active(default)} == {"dtype_matrix"}  # outside all: make run-dtypes
+    for key, config in (("paced", "paced"), ("delivery", "delivery"), ("readers", "readers")):
+        assert key in {e.key for e in active(load_config(REPO / "configs" / f"{config}.yaml"))}
+    assert {e.key for e in included(default)} == {"readers", "dtype_matrix"}
+
+
+def test_a_key_that_cannot_change_the_backfill_leaves_its_hash_alone():
+    base = load_config(REPO / "configs" / "paced.yaml")
+    without = {k: v for k, v in base.items() if k != "paced"}
+    assert config_hash(base) == config_hash(without)
+    delivery = load_config(REPO / "configs" / "delivery.yaml")
+    assert settings("delivery", delivery) == {
+        "delivery": delivery["delivery"],
+        "questdb": delivery["questdb"],
+    }

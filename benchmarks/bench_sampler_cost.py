@@ -1,6 +1,6 @@
 """What one sample of the readers' sampler costs: the server's CPU per sample and the sampler's.
 
-The sampler (ingestbench.queryload) asks the server for a table's WAL state ten times a second
+The sampler (ingestbench.readers) asks the server for a table's WAL state ten times a second
 while readers run. Here it asks `--samples` times back to back against an idle 1M-row WAL table
 on the config's server, in `--rounds` rounds; the server's idle CPU, measured for 5 s before
 each round, is subtracted from what the round cost it.
@@ -18,7 +18,7 @@ import requests
 from _bench import REPO
 
 from ingestbench.config import QuestDBSettings, load_config
-from ingestbench.queryload.sampler import SAMPLE_SQL
+from ingestbench.readers.sampler import SAMPLE_SQL
 from ingestbench.server.configured import questdb_server
 
 SAMPLES_PER_S = 10  # the sampler's rate while readers run

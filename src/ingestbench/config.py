@@ -216,7 +216,7 @@ class GuardSettings:
 
 @dataclass(frozen=True)
 class ReadersSettings:
-    """The `readers` section, for a variant that runs with readers (ingestbench.queryload)."""
+    """The `readers` section, for a variant that runs with readers (ingestbench.readers)."""
 
     counts: tuple[int, ...]  # the reader counts, each its own set of repeats (0: sampler alone)
     rate_per_s: float | None  # per reader; None: as fast as it can

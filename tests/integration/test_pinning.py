@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from ingestbench.errors import UserError
-from ingestbench.queryload.pinning import check_cores, pin_tree
+from ingestbench.readers.pinning import check_cores, pin_tree
 
 # Three threads started, then a line: the parent pins only once they all exist.
 THREADED = "import threading, time; [threading.Thread(target=time.sleep, args=(30,)).start() for _ in range(3)]; print(flush=True); time.sleep(30)"  # noqa: E501

@@ -1,5 +1,5 @@
 """Throughput over time: rows accepted and rows visible during a repeat, from the series files
-beside the run files of a run with readers (ingestbench.queryload.series).
+beside the run files of a run with readers (ingestbench.readers.series).
 
 Unlike the other charts it reads run files (and the series beside them), not the summary: the
 series are not figures of the summary. One row of panels per dataset, one panel per reader count
@@ -27,7 +27,7 @@ from ingestbench.results.records import RunFile, read_run  # noqa: E402
 
 #: Variants drawn per dataset: the fastest, so that the panels stay readable.
 LEADING = 4
-SERIES_SUFFIX = ".series.csv"  # written beside each run file (queryload.series)
+SERIES_SUFFIX = ".series.csv"  # written beside each run file (readers.series)
 
 
 def leading_series(run_paths: list[Path], leading: int = LEADING) -> pd.DataFrame:

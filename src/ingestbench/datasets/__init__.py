@@ -14,7 +14,7 @@ dataset's kind instead of branching on it, each through the protocol of its ques
 Light: the Snakefile imports it; the kinds import their heavy parts where they use them.
 
 May import: errors, tables, variants, storage.disk (the sorted copy's bytes), columnar.duckdb_sql (a
-source's relation), results.profile (the profile's shape), queryload.queries (the queries readers
+source's relation), results.profile (the profile's shape), readers.queries (the queries readers
 send), tsbs and own.
 """
 

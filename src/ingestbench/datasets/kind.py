@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ingestbench.errors import UserError
-from ingestbench.queryload.queries import QueryKind
+from ingestbench.readers.queries import QueryKind
 from ingestbench.tables.spec import TableSpec
 from ingestbench.variants import Variant
 

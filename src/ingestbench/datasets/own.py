@@ -14,7 +14,7 @@ from ingestbench.errors import UserError
 from ingestbench.own import dataset as own_dataset
 from ingestbench.own.dataset import OwnDataset
 from ingestbench.own.spec import OwnTableSpec
-from ingestbench.queryload.queries import QueryKind, latest_queries
+from ingestbench.readers.queries import QueryKind, latest_queries
 from ingestbench.storage.disk import sorted_copy_bytes
 from ingestbench.tables.spec import TableSpec
 from ingestbench.variants import Variant

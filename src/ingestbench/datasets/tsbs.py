@@ -13,7 +13,7 @@ from typing import Any
 
 from ingestbench.datasets.kind import CsvImport, DatasetKind, FrameSource, TableSource
 from ingestbench.errors import UserError
-from ingestbench.queryload.queries import QueryKind, devops_queries, latest_queries
+from ingestbench.readers.queries import QueryKind, devops_queries, latest_queries
 from ingestbench.tables.spec import TableSpec
 from ingestbench.tsbs.columns import USE_CASES, table_files, use_case_tables
 from ingestbench.variants import FORMATS, Variant

@@ -19,5 +19,5 @@ May import: errors, storage.files, config, catalogue, variants, columnar.arrow, 
 server, results.records, validate (the job's export), datasets (the dataset's kind), own.rejected
 (naming the first row a server's CSV import rejected), own.by_hand and own.dataset (a user's file
 run by hand), workflow.rule_inputs (the settings a run by hand records), workflow.result_keys
-(the config's hash in environment.json) and queryload (readers beside the repeats).
+(the config's hash in environment.json) and readers (readers beside the repeats).
 """

@@ -74,7 +74,7 @@ def ingest_job(
     with questdb_server(settings.questdb, jar, server_log, while_starting=imports) as qdb:
         contention.qdb = qdb
         if settings.readers is not None and settings.readers.pin_cores:
-            from ingestbench.queryload.pinning import pin_server_and_client
+            from ingestbench.readers.pinning import pin_server_and_client
 
             pin_server_and_client(qdb.pid, settings.readers.pin_cores)
         try:
@@ -200,10 +200,10 @@ def _measure(
 def _with_readers(
     job: Job, settings: Settings, queries: tuple[Any, ...], guards: Any, files: IngestFiles
 ) -> dict[str, Any]:
-    """The run file's `readers` field, and the series file beside the run file (queryload)."""
+    """The run file's `readers` field, and the series file beside the run file (readers)."""
     from ingestbench.ingest.runner import run_repeat
-    from ingestbench.queryload.beside import beside_ingestion
-    from ingestbench.queryload.series import series_path
+    from ingestbench.readers.beside import beside_ingestion
+    from ingestbench.readers.series import series_path
 
     assert settings.readers is not None
     repeat = functools.partial(run_repeat, job, guards=guards)

@@ -173,7 +173,7 @@ def run_repeat(
     job: Job, index: int, bar=None, guards: RepeatGuards | None = None, beside=None
 ) -> dict[str, Any]:
     """One timed ingestion into a freshly created table, then (untimed) its checks; within the
-    guards' deadline when given. `beside` (a queryload.load.QueryLoad) runs readers for the
+    guards' deadline when given. `beside` (a readers.load.QueryLoad) runs readers for the
     timed span, in a process whose CPU and memory are not the client's."""
     clock = Clock()
     label = f"{job.variant.name} repeat {index}"

@@ -3,7 +3,7 @@
 A producer releases arrivals of a few rows on a schedule fixed in advance (schedule); a path
 sends each as a streaming user writes it, with one of its flush modes (paths: the method's own
 stream, named by its catalogue record); the readers' visibility sampler
-(ingestbench.queryload.sampler) reads the table's visible rows every `sample_interval_s`; each
+(ingestbench.readers.sampler) reads the table's visible rows every `sample_interval_s`; each
 arrival's latency counts from when it was due to when a query could read it, into HdrHistograms
 (latency). A job runs one path
 and flush mode through a warm-up step, an unpaced step (the path's maximum) and one step per
@@ -13,6 +13,6 @@ registry's chart `paced` from paced.csv; `settings` has its section's checks, it
 and what `ingestbench variants` lists of it (its entry: ingestbench.workflow.experiments).
 
 May import: catalogue, config, errors, storage, server, datasets, tables, ingest, validate,
-queryload (the visibility sampler), variants, charts.style (the chart's style) and
+readers (the visibility sampler), variants, charts.style (the chart's style) and
 workflow.result_keys (a job's server settings).
 """

@@ -28,7 +28,7 @@ from ingestbench.paced.names import PACED_FORMAT, PacedPath
 from ingestbench.paced.paths import arrivals_of, open_path
 from ingestbench.paced.schedule import release
 from ingestbench.paced.settings import P999_ARRIVALS, PacedSettings
-from ingestbench.queryload.sampler import VisibilitySampler
+from ingestbench.readers.sampler import VisibilitySampler
 from ingestbench.server.handle import QuestDB
 from ingestbench.storage.files import load_json, write_json_atomic
 from ingestbench.tables.spec import TableSpec

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from hdrh.histogram import HdrHistogram
 
-from ingestbench.queryload.sampler import Sample
+from ingestbench.readers.sampler import Sample
 
 #: Microseconds; one hour at most (a step that slow has failed long before).
 LOWEST_US, HIGHEST_US, DIGITS = 1, 3_600_000_000, 3

@@ -131,7 +131,7 @@ def variant_entry(row: dict[str, Any]) -> dict[str, Any]:
         "ceiling_fraction": _number(row.get("ceiling_fraction")),
         # Another QuestDB or job shared the machine during its repeats (ingest.contention).
         "contended": _validated(row.get("contended")) is True,
-        # Readers beside the repeats (ingestbench.queryload): absent in a run without them.
+        # Readers beside the repeats (ingestbench.readers): absent in a run without them.
         **({"readers": readers_entry(row)} if _present(row.get("reader_counts")) else {}),
         # The method cannot load the dataset (own data): the reason, and no figures.
         **({"status": UNSUPPORTED, "reason": str(row.get("reason"))}

@@ -200,7 +200,7 @@ class RunFile(_Record):
     # The rows sent to each table, keyed by the dataset's name of it (cpu: {"cpu": rows});
     # absent where no table was loaded (an own table no method of the variant can load).
     table_rows: dict[str, int] | None = optional()
-    # The repeats again with readers beside them (ingestbench.queryload.beside): absent in a
+    # The repeats again with readers beside them (ingestbench.readers.beside): absent in a
     # run without readers.
     readers: dict[str, Any] | None = optional()
     extra: dict[str, Any] = field(default_factory=dict)

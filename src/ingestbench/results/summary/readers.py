@@ -1,5 +1,5 @@
 """The summary's columns of runs with readers beside them (the run file's `readers` field, written
-by ingestbench.queryload), and their table in summary.md.
+by ingestbench.readers), and their table in summary.md.
 
 Per reader count N of the run (`_r{N}`; 0 is the sampler alone):
 
@@ -8,7 +8,7 @@ Per reader count N of the run (`_r{N}`; 0 is the sampler alone):
   slowdown; 1.25: the readers cost a fifth of the rate);
 - `client_cpu_s_per_1m_rows_r{N}`, `server_cpu_s_per_1m_rows_r{N}` (the server answers the
   queries too), `readers_cpu_s_per_1m_rows_r{N}` (the readers' process, the sampler apart);
-- `lag_s_{p50,p95,p99,max}_r{N}` with `lag_basis` (queryload.stats: per acknowledged WAL
+- `lag_s_{p50,p95,p99,max}_r{N}` with `lag_basis` (readers.stats: per acknowledged WAL
   transaction, or the sampled gap over ILP/TCP, or n/a for a server-side import): the median
   over the repeats of each repeat's percentile, the max of their maxima;
 - `query_{p50,p95,p99}_ms_r{N}` and `qps_r{N}` over every query kind while ingesting, the same

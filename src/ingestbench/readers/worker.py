@@ -17,8 +17,8 @@ from typing import Any
 
 import requests
 
-from ingestbench.queryload.queries import QueryKind
-from ingestbench.queryload.sampler import KEPT_ERRORS, VisibilitySampler
+from ingestbench.readers.queries import QueryKind
+from ingestbench.readers.sampler import KEPT_ERRORS, VisibilitySampler
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""Readers beside ingestion: concurrent query clients and a sampler, in a process of their own,
-while a variant's repeats ingest into the table they read.
+"""The readers experiment: readers beside ingestion, concurrent query clients and a sampler, in a
+process of their own, while a variant's repeats ingest into the table they read.
 
 - `queries`: the queries readers send (TSBS's devops mix, or a latest-row query and a `SAMPLE
   BY`); which a dataset gets is its kind's answer (ingestbench.datasets).

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from ingestbench.config import Settings, validate_config
 from ingestbench.ingest.job import IngestFiles, ingest_job
-from ingestbench.queryload.load import QueryLoad
-from ingestbench.queryload.queries import QueryKind, latest_queries
-from ingestbench.queryload.series import COLUMNS, series_path
-from ingestbench.queryload.worker import LoadPlan
+from ingestbench.readers.load import QueryLoad
+from ingestbench.readers.queries import QueryKind, latest_queries
+from ingestbench.readers.series import COLUMNS, series_path
+from ingestbench.readers.worker import LoadPlan
 from ingestbench.validate import expected_aggregates, validate_run
 from ingestbench.variants import parse_variant_name
 from tests.helpers import cpu_aggregates

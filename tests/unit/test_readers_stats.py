@@ -7,8 +7,8 @@ import random
 import pytest
 
 from ingestbench.datasets import OWN, TSBS_CPU, TSBS_IOT
-from ingestbench.queryload.beside import lag_basis
-from ingestbench.queryload.stats import gap_lags, query_stats, txn_lags, visibility
+from ingestbench.readers.beside import lag_basis
+from ingestbench.readers.stats import gap_lags, query_stats, txn_lags, visibility
 from ingestbench.tsbs.columns import cpu_spec
 
 

@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from ingestbench.config import ReadersSettings
-from ingestbench.queryload.load import QueryLoad
-from ingestbench.queryload.queries import QueryKind
-from ingestbench.queryload.series import write_series
-from ingestbench.queryload.worker import LoadPlan
+from ingestbench.readers.load import QueryLoad
+from ingestbench.readers.queries import QueryKind
+from ingestbench.readers.series import write_series
+from ingestbench.readers.worker import LoadPlan
 from ingestbench.variants import SERVER_METHODS
 
 
 def lag_basis(method: str, transport: str) -> str:
-    """How the visibility lag is measured for a path (queryload.stats): per acknowledged WAL
+    """How the visibility lag is measured for a path (readers.stats): per acknowledged WAL
     transaction, as the sampled gap over ILP/TCP, or not at all for a server-side import."""
     if method in SERVER_METHODS:
         return "n/a"

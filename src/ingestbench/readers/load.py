@@ -16,8 +16,8 @@ import os
 import time
 from typing import Any
 
-from ingestbench.queryload.stats import query_stats, visibility
-from ingestbench.queryload.worker import LoadPlan, run
+from ingestbench.readers.stats import query_stats, visibility
+from ingestbench.readers.worker import LoadPlan, run
 
 #: How long the process may take to start, or to send its logs back once stopped.
 START_S, REPORT_S = 60.0, 60.0

@@ -4,7 +4,9 @@ QuestDB version the tests run (the schema's default, the one home of that fact).
 from __future__ import annotations
 
 import dataclasses
+import os
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -152,3 +154,17 @@ def sample_variants(method: str, count: int, whole_file: bool = True, start: int
     if whole_file and m.chunked:
         variants.append(dataclasses.replace(variants[0], chunk_rows=None))
     return list(dict.fromkeys(v.name for v in variants))
+
+
+def python_in(copy: Path) -> Callable[..., str]:
+    """A runner of this interpreter in a copy of the tree, its package first on the path: its
+    stdout, or the test fails with its stderr."""
+    env = {**os.environ, "PYTHONPATH": str(copy / "src")}
+
+    def python(*args: str) -> str:
+        done = subprocess.run([sys.executable, *args], cwd=copy, env=env, capture_output=True,
+                              text=True)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    return python

@@ -5,10 +5,7 @@ the generated docs and configs."""
 from __future__ import annotations
 
 import ast
-import os
 import re
-import subprocess
-import sys
 
 import yaml
 
@@ -17,6 +14,7 @@ from ingestbench.dev.methods_doc import FULL_CONFIG
 from ingestbench.dev.workflow_copy import copy_workflow
 from ingestbench.ingest.methods.experiments import resolve
 from ingestbench.own.support import CSV_IMPORT_REFUSALS, REFUSALS
+from tests.helpers import python_in
 
 PACKAGE = CHECKOUT / "src" / "ingestbench"
 
@@ -225,13 +223,7 @@ def test_a_method_added_to_the_catalogue_alone_reaches_everything(tmp_path):
     text = module.read_text()
     at = text.index("\ndef names(")
     module.write_text(text[:at] + NEW_METHOD + text[at:])
-    env = {**os.environ, "PYTHONPATH": str(copy / "src")}
-
-    def python(*args: str) -> str:
-        done = subprocess.run([sys.executable, *args], cwd=copy, env=env, capture_output=True,
-                              text=True)  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        return done.stdout
+    python = python_in(copy)
 
     python("-m", "ingestbench.dev.readme")
     assert (

@@ -4,11 +4,8 @@ made-up one reaches the variant matrix, the paced paths and the delivery paths."
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 from ingestbench.dev.workflow_copy import copy_workflow
+from tests.helpers import python_in
 
 #: 1. Its module under ingest/methods/ (here the module of its kind): the class, its paced
 #: stream and its resending loader, each as that module's methods write theirs.
@@ -93,13 +90,7 @@ def test_a_paced_and_delivered_method_is_added_in_its_files_alone(tmp_path):
     faults.write_text(faults.read_text() + "\n- `made_up`: the failed batch sent again from the "
                       "code's own copy\n")  # fmt: skip
     (copy / "configs" / "made_up.yaml").write_text(PACED)
-    env = {**os.environ, "PYTHONPATH": str(copy / "src")}
-
-    def python(*args: str) -> str:
-        done = subprocess.run([sys.executable, *args], cwd=copy, env=env, capture_output=True,
-                              text=True)  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        return done.stdout
+    python = python_in(copy)
 
     python("-m", "ingestbench.dev.readme")
     listed = python("-m", "ingestbench.cli", "variants", "--config", "config.yaml")

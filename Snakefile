@@ -43,6 +43,9 @@ include: "rules/common.smk"
 
 wildcard_constraints:
     dataset=dataset_pattern(),
+    # A server's label: its version, and its settings set's name (ingestbench.server.versions).
+    server="[0-9]+\\.[0-9]+\\.[0-9]+(-[a-z0-9_]+)?",
+    version="[0-9]+\\.[0-9]+\\.[0-9]+",
     variant="[a-z_]+-[a-z_]+-[a-z]+-[a-z]+(-[wb][0-9]+)?(-c([0-9]+|all))?",
 
 

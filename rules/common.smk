@@ -11,6 +11,7 @@ from ingestbench.charts.registry import chart_files, chart_paths, report_charts
 from ingestbench.datasets import dataset_entries, of_entry, plan
 from ingestbench.storage.disk import check_needs, workflow_needs
 from ingestbench.workflow.rule_inputs import code_digest, readers_settings
+from ingestbench.server.versions import by_label, server_labels
 from ingestbench.server.certificate import UNVERIFIED
 from ingestbench.variants import (
     NO_COPY_ROOT,
@@ -36,6 +37,21 @@ SORTED_COPIES = {
     for name, d in DATASET_CONFIGS.items()
     if d.get("derived")
 }
+# The servers (ingestbench.server.versions): each version, with its defaults and with each
+# settings set; every output path of the backfill and the experiments has the server's label as
+# a level (`server_dir`), the default config's one server too.
+SERVERS = server_labels(config)
+
+
+def server_dir(server):
+    """The path level of a server's outputs: its label (a wildcard's value, or `{server}`)."""
+    return server
+
+
+def server_version(server):
+    return by_label(config, server).version
+
+
 # Variants the configured server cannot run: said once here; their jobs record them unsupported.
 _QDB = config["questdb"]
 _NOT_HERE = sorted(
@@ -129,19 +145,28 @@ def variant_config(name):
 
 
 def run_pairs():
-    return [(ds, v.name) for ds, variants in VARIANTS.items() for v in variants]
+    """(server, dataset, variant) of every ingestion: each variant on each server."""
+    return [
+        (server, ds, v.name)
+        for server in SERVERS
+        for ds, variants in VARIANTS.items()
+        for v in variants
+    ]
 
 
-def run_path(ds, variant):
-    return f"{RESULTS}/runs/{ds}/{variant}.json"
+def run_path(server, ds, variant):
+    return f"{RESULTS}/runs/{server_dir(server)}/{ds}/{variant}.json"
 
 
 def run_files():
-    return [run_path(ds, v) for ds, v in run_pairs()]
+    return [run_path(*run) for run in run_pairs()]
 
 
 def validation_files():
-    return [f"{RESULTS}/validation/{ds}/{v}.json" for ds, v in run_pairs()]
+    return [
+        f"{RESULTS}/validation/{server_dir(server)}/{ds}/{v}.json"
+        for server, ds, v in run_pairs()
+    ]
 
 
 def export_output(path):
@@ -151,21 +176,23 @@ def export_output(path):
     return out if config["validation"]["keep_export"] else temp(out)
 
 
-def questdb_jar_input():
+def questdb_jar_input(w=None):
     """What a server job depends on: the configured jar, this workflow's record of the cached
-    jar, or nothing (external). The cached jar itself is shared by every clone and never an input:
-    its mtime must not rerun anything. The record is ancient() for the same reason; its path names
-    the version, so a new version still reruns the server jobs."""
+    jar of its server's version (`w.server`; without wildcards, the first server's), or nothing
+    (external). The cached jar itself is shared by every clone and never an input: its mtime
+    must not rerun anything. The record is ancient() for the same reason; its path names the
+    version, so a new version still reruns the server jobs."""
     qdb = config["questdb"]
     if qdb["mode"] == "external":
         return []
     if qdb["jar"]:
         return qdb["jar"]
-    return ancient(questdb_jar_record())
+    server = getattr(w, "server", None) or SERVERS[0]
+    return ancient(questdb_jar_record(server_version(server)))
 
 
-def questdb_jar_record():
-    return f"{RESULTS}/questdb/questdb-{config['questdb']['version']}.json"
+def questdb_jar_record(version):
+    return f"{RESULTS}/questdb/questdb-{version}.json"
 
 
 def charts_files():
@@ -185,7 +212,7 @@ def check_disk_space():
             f for f in dataset_formats(name) if not Path(dataset_path(name, f)).exists()
         ]
         to_generate.append((rows[name], missing))
-    pending = {(ds, v) for ds, v in run_pairs() if not Path(run_path(ds, v)).exists()}
+    pending = {(ds, v) for srv, ds, v in run_pairs() if not Path(run_path(srv, ds, v)).exists()}
     # A derived dataset not yet written (a sorted copy: about its source's bytes, and DuckDB's
     # spill as much again).
     copies = [
@@ -196,7 +223,7 @@ def check_disk_space():
     check_needs(
         workflow_needs(
             to_generate,
-            [rows[ds] for ds, v in run_pairs() if (ds, v) in pending],
+            [rows[ds] for _srv, ds, v in run_pairs() if (ds, v) in pending],
             results=Path(RESULTS),
             embedded_server=config["questdb"]["mode"] == "embedded",
             data=Path(DATA),
@@ -209,7 +236,7 @@ def check_disk_space():
 def readers_runs():
     """The run files of the variants that run with readers (none when readers are off)."""
     return [
-        run_path(ds, v)
-        for ds, v in run_pairs()
+        run_path(server, ds, v)
+        for server, ds, v in run_pairs()
         if readers_settings(config, v) and config["readers"]["counts"]
     ]

@@ -13,30 +13,30 @@ _delivery_dataset = dataset_name(dataset_entry(config))
 
 rule delivery:
     input:
-        jar=questdb_jar_input(),
+        jar=questdb_jar_input,
         manifest=f"{DATA}/{_delivery_dataset}.manifest.json",
         # A TSBS dataset's Parquet file, or the user's own file where it is.
         data=data_input(_delivery_dataset, "parquet"),
     output:
         csv=report(
-            f"{RESULTS}/delivery.csv",
+            f"{RESULTS}/delivery/{{server}}/delivery.csv",
             caption="../report/delivery.rst",
             category="Delivery",
         ),
         matrix=report(
-            f"{RESULTS}/delivery.md",
+            f"{RESULTS}/delivery/{{server}}/delivery.md",
             caption="../report/delivery_matrix.rst",
             category="Delivery",
         ),
     log:
-        server=f"{RESULTS}/logs/questdb/delivery.log",
-        job=f"{RESULTS}/logs/delivery.log",
+        server=f"{RESULTS}/logs/questdb/{{server}}/delivery.log",
+        job=f"{RESULTS}/logs/delivery/{{server}}.log",
     conda:
         "../envs/ingestbench.yaml"
     resources:
         questdb=1,
     params:
-        settings=experiment_settings("delivery", config),
+        settings=lambda w: experiment_settings("delivery", config, None, w.server),
         code=script_code("delivery.py"),
     script:
         "../scripts/delivery.py"

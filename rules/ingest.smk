@@ -13,18 +13,18 @@ rule ingest:
     input:
         data=lambda w: data_input(w.dataset, variant_config(w.variant)["format"]),
         manifest=f"{DATA}/{{dataset}}.manifest.json",
-        jar=questdb_jar_input(),
+        jar=questdb_jar_input,
     output:
-        run=f"{RESULTS}/runs/{{dataset}}/{{variant}}.json",
-        actual=f"{RESULTS}/actual/{{dataset}}/{{variant}}.json",
+        run=f"{RESULTS}/runs/{{server}}/{{dataset}}/{{variant}}.json",
+        actual=f"{RESULTS}/actual/{{server}}/{{dataset}}/{{variant}}.json",
         # A directory of Parquet pieces (validation.export_piece_rows rows each).
-        export=export_output(f"{RESULTS}/exports/{{dataset}}/{{variant}}"),
+        export=export_output(f"{RESULTS}/exports/{{server}}/{{dataset}}/{{variant}}"),
     log:
         # The job's own log last: Snakemake shows failed logs in order, the cause comes last.
-        server=f"{RESULTS}/logs/questdb/{{dataset}}/{{variant}}.log",
-        job=f"{RESULTS}/logs/ingest/{{dataset}}/{{variant}}.log",
+        server=f"{RESULTS}/logs/questdb/{{server}}/{{dataset}}/{{variant}}.log",
+        job=f"{RESULTS}/logs/ingest/{{server}}/{{dataset}}/{{variant}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/ingest/{{dataset}}/{{variant}}.tsv"
+        f"{RESULTS}/benchmarks/ingest/{{server}}/{{dataset}}/{{variant}}.tsv"
     conda:
         "../envs/ingestbench.yaml"
     threads: os.cpu_count() or 1
@@ -33,7 +33,7 @@ rule ingest:
         external_questdb=1 if config["questdb"]["mode"] == "external" else 0,
     params:
         # What the run ran under: recorded in the run file; a change reruns the ingestion.
-        settings=lambda w: ingest_settings(config, w.variant),
+        settings=lambda w: ingest_settings(config, w.variant, w.server),
         code=script_code("ingest.py"),
     script:
         "../scripts/ingest.py"

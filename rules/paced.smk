@@ -20,7 +20,10 @@ wildcard_constraints:
 
 def paced_records():
     return [
-        f"{RESULTS}/paced/{ds}/{name}.json" for ds in DATASET_CONFIGS for name in PACED
+        f"{RESULTS}/paced/{server_dir(srv)}/{ds}/{name}.json"
+        for srv in SERVERS
+        for ds in DATASET_CONFIGS
+        for name in PACED
     ]
 
 
@@ -28,14 +31,14 @@ rule paced:
     input:
         parquet=lambda w: dataset_path(w.dataset, "parquet"),
         manifest=f"{DATA}/{{dataset}}.manifest.json",
-        jar=questdb_jar_input(),
+        jar=questdb_jar_input,
     output:
-        f"{RESULTS}/paced/{{dataset}}/{{paced}}.json",
+        f"{RESULTS}/paced/{{server}}/{{dataset}}/{{paced}}.json",
     log:
-        server=f"{RESULTS}/logs/questdb/paced/{{dataset}}/{{paced}}.log",
-        job=f"{RESULTS}/logs/paced/{{dataset}}/{{paced}}.log",
+        server=f"{RESULTS}/logs/questdb/paced/{{server}}/{{dataset}}/{{paced}}.log",
+        job=f"{RESULTS}/logs/paced/{{server}}/{{dataset}}/{{paced}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/paced/{{dataset}}/{{paced}}.tsv"
+        f"{RESULTS}/benchmarks/paced/{{server}}/{{dataset}}/{{paced}}.tsv"
     conda:
         "../envs/ingestbench.yaml"
     # The whole machine: a paced step measures latency, which any neighbour would add to.
@@ -44,8 +47,8 @@ rule paced:
         questdb=1,
         external_questdb=1 if config["questdb"]["mode"] == "external" else 0,
     params:
-        settings=lambda w: experiment_settings("paced", config, w.paced),
-        work_dir=lambda w: f"{RESULTS}/tmp/paced/{w.dataset}/{w.paced}",
+        settings=lambda w: experiment_settings("paced", config, w.paced, w.server),
+        work_dir=lambda w: f"{RESULTS}/tmp/paced/{w.server}/{w.dataset}/{w.paced}",
         code=script_code("paced.py"),
     script:
         "../scripts/paced.py"

@@ -73,7 +73,8 @@ rule summarize:
         # What each run file must have run under: the summary refuses one that differs.
         settings={
             "runs": {
-                run_path(ds, v): ingest_settings(config, v) for ds, v in run_pairs()
+                run_path(srv, ds, v): ingest_settings(config, v, srv)
+                for srv, ds, v in run_pairs()
             }
         },
         # With the experiments' summary functions, which the script imports by name.

@@ -29,15 +29,15 @@ rule expected:
 
 rule validate:
     input:
-        run=f"{RESULTS}/runs/{{dataset}}/{{variant}}.json",
-        actual=f"{RESULTS}/actual/{{dataset}}/{{variant}}.json",
-        export=f"{RESULTS}/exports/{{dataset}}/{{variant}}",
+        run=f"{RESULTS}/runs/{{server}}/{{dataset}}/{{variant}}.json",
+        actual=f"{RESULTS}/actual/{{server}}/{{dataset}}/{{variant}}.json",
+        export=f"{RESULTS}/exports/{{server}}/{{dataset}}/{{variant}}",
         expected=f"{RESULTS}/expected/{{dataset}}.json",
         parquet=lambda w: validation_source(w.dataset),
     output:
-        f"{RESULTS}/validation/{{dataset}}/{{variant}}.json",
+        f"{RESULTS}/validation/{{server}}/{{dataset}}/{{variant}}.json",
     log:
-        f"{RESULTS}/logs/validate/{{dataset}}/{{variant}}.log",
+        f"{RESULTS}/logs/validate/{{server}}/{{dataset}}/{{variant}}.log",
     # Ahead of the next ingestion, so each big export is checked and deleted before the next.
     priority: 1
     conda:

@@ -63,6 +63,9 @@ class Method:
     sender_pool: bool = False
     #: The server reads the file from its copy root (cairo.sql.copy.root).
     copy_root: bool = False
+    # What it needs of the server beyond the oldest version run (ingestbench.server.versions'
+    # FEATURES): on a version without one, the path is recorded unsupported with the reason.
+    server_features: tuple[str, ...] = ()
     #: Its class, under ingestbench.ingest.methods (`module.Class`), resolved by that package.
     implementation: str = ""
     #: docs/iot.md: how it loads two tables in one job.
@@ -222,6 +225,7 @@ CATALOGUE: tuple[Method, ...] = (
         chunked=True,
         warms_up=True,
         protocol_2=True,
+        server_features=("ilp_protocol_2",),
         # No client buffer: a streaming user buffers the encoded arrivals by the same rules.
         flush_modes=FLUSH_MODES,
         paced="vectorized:VectorizedStream",
@@ -274,6 +278,7 @@ CATALOGUE: tuple[Method, ...] = (
         formats=("parquet",),
         transports=("http",),
         copy_root=True,
+        server_features=("read_parquet",),
         unpaced_reason=_PACED_NOT,
         resend="the import statement sent again after an error",
         implementation="server_side.ServerParquet",

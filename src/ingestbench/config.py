@@ -38,6 +38,12 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
             "--configfile."
         )
     refuse_typed_secrets(config)
+    questdb_given = config.get("questdb") if isinstance(config.get("questdb"), Mapping) else {}
+    if questdb_given.get("versions") is not None and "version" in questdb_given:
+        raise ConfigError(
+            "invalid config at 'questdb': version and versions are both set; keep versions "
+            "(every version it lists is a server of its own) and remove version."
+        )
     error = first_error(config, load_schema(schema_path))
     if error is not None:
         raise ConfigError(
@@ -52,6 +58,7 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
             f"(mode: external), and the workflow's own servers are open; set mode: external "
             f"or remove them."
         )
+    check_server_axis(questdb)
     labels = [d["label"] for d in config["datasets"]]
     if len(set(labels)) != len(labels):
         raise ConfigError(f"invalid config at 'datasets': labels must be unique, got {labels}.")
@@ -72,6 +79,24 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
                 f"{config['ilp_protocol_version']}; set it to 2 or drop that method."
             )
     return config
+
+
+def check_server_axis(questdb: dict[str, Any]) -> None:
+    """The axis of servers: one version key, unique settings names, an embedded server only."""
+    if questdb["versions"] is not None:
+        questdb.pop("version", None)  # filled by the schema; `versions` says which
+    names = [s["name"] for s in questdb["settings"]]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ConfigError(
+            f"invalid config at 'questdb.settings': the name {twice[0]} names two sets; give "
+            f"each set a name of its own (it labels its servers)."
+        )
+    if questdb["mode"] == "external" and (questdb["versions"] is not None or names):
+        raise ConfigError(
+            "invalid config at 'questdb': versions and settings choose the servers the workflow "
+            "starts, and mode external uses yours as it runs; remove them or set mode: embedded."
+        )
 
 
 #: Keys of `questdb.auth` blocks where a secret itself was typed instead of its variable's name.
@@ -189,6 +214,9 @@ class QuestDBSettings:
     auth: Mapping[str, Any] | None  # names of environment variables, never secrets
     table_prefix: str
     keep_tables: bool
+    # The server's own properties (QuestDB's names): a job's one settings set (rule_inputs gives
+    # each server's jobs a block of one version and at most one set); a whole config's: none.
+    properties: Mapping[str, Any]
 
     @property
     def external(self) -> bool:
@@ -196,8 +224,14 @@ class QuestDBSettings:
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> QuestDBSettings:
-        """The `questdb` block of a config that validate_config() has checked and filled."""
-        return _known(cls, config["questdb"])
+        """The `questdb` block of a config that validate_config() has checked and filled, or of
+        one server's jobs (workflow.rule_inputs); a config of several versions: its first."""
+        block = config["questdb"]
+        one_server = "versions" not in block
+        sets = block.get("settings") or [] if one_server else []
+        version = block.get("version") or (block.get("versions") or [None])[0]
+        return _known(cls, {**block, "version": version, "properties": {
+            k: v for s in sets[:1] for k, v in s.items() if k != "name"}})  # fmt: skip
 
 
 @dataclass(frozen=True)

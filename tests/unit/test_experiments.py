@@ -42,7 +42,12 @@ def test_a_key_that_cannot_change_the_backfill_leaves_its_hash_alone():
     without = {k: v for k, v in base.items() if k != "paced"}
     assert config_hash(base) == config_hash(without)
     delivery = load_config(REPO / "configs" / "delivery.yaml")
+    # The questdb block of one server (the first): its version, no other server's keys.
+    one_server = {k: v for k, v in delivery["questdb"].items() if k not in ("versions", "settings")}
     assert settings("delivery", delivery) == {
         "delivery": delivery["delivery"],
-        "questdb": delivery["questdb"],
+        "questdb": one_server,
     }
+    two = {**delivery, "questdb": {**delivery["questdb"], "versions": ["9.2.3", "9.3.4"]}}
+    assert settings("delivery", two, None, "9.2.3")["questdb"]["version"] == "9.2.3"
+    assert "versions" not in settings("delivery", two, None, "9.3.4")["questdb"]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ingestbench.catalogue import METHODS
 from ingestbench.config import Settings
 from ingestbench.datasets import IngestKind, of_manifest, of_spec
 from ingestbench.ingest.contention import Contention
@@ -22,6 +23,7 @@ from ingestbench.ingest.environment import host_info
 from ingestbench.results.records import SCHEMA_VERSION, RunFile, write_run
 from ingestbench.server.configured import questdb_server
 from ingestbench.server.handle import QuestDB
+from ingestbench.server.versions import missing
 from ingestbench.storage.files import load_json, space_for, write_json_atomic
 from ingestbench.variants import Variant, server_unsupported
 
@@ -61,6 +63,8 @@ def ingest_job(
     kind: IngestKind = of_manifest(manifest)
     qdb_settings = settings.questdb
     reason = server_unsupported(variant.method, qdb_settings.mode, qdb_settings.copy_root)
+    if reason is None and not qdb_settings.external:  # each version as it is
+        reason = missing(qdb_settings.version, METHODS[variant.method].server_features)
     if reason is None:
         reason = kind.unsupported(variant, manifest)
     if reason is not None:  # decided before any server starts

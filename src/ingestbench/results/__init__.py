@@ -10,5 +10,6 @@
 - `compare`: two results folders, variant by variant (`ingestbench compare`).
 
 May import: errors, storage.files, catalogue, variants (which methods are row loops) and
-workflow.rule_inputs (the settings a run file must record).
+workflow.rule_inputs (the settings a run file must record) and server.versions (the label of the
+server a run ran on).
 """

@@ -25,6 +25,7 @@ from ingestbench.server.process import (
     java_executable,
     sigterm_unwinds,
 )
+from ingestbench.server.versions import launch_properties
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +116,9 @@ def server_launch(
         jvm_options=tuple(aot_cache_options(java, jar, settings.startup_timeout_s)),
         bind=bind,
         access=access or Access(),
+        # A jar given by path is of no known version: taken as the newest.
+        version=None if settings.jar else settings.version,
+        properties=launch_properties(settings.version, [settings.properties]),
     )
 
 

@@ -33,6 +33,7 @@ from ingestbench.schema import questdb_defaults
 from ingestbench.server import data_dir
 from ingestbench.server.access import Access, auth_db_line
 from ingestbench.server.handle import QuestDB, QuestDBError
+from ingestbench.server.versions import PROBED, env_name, translated
 
 log = logging.getLogger(__name__)
 LOOPBACK = "127.0.0.1"
@@ -111,7 +112,12 @@ def server_env(
     pools: dict[str, int | None],
     bind: str,
     worker_idle: str,
+    version: str | None = None,
+    properties: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
+    """The server's environment: its binds and the launch's fixed settings, then `properties`
+    (a settings set, in `version`'s names: server.versions); a version before query.timeout
+    gets the launch's timeout as query.timeout.sec."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("QDB_")}
     env.update(
         QDB_HTTP_NET_BIND_TO=f"{bind}:{ports['http']}",
@@ -121,9 +127,10 @@ def server_env(
         QDB_LINE_UDP_ENABLED="false",
         QDB_TELEMETRY_ENABLED="false",
         QDB_CAIRO_SQL_COPY_ROOT=str(root / "import"),
-        # Long statements (server-side imports, wait_wal_table) must not hit the 1-minute default.
-        QDB_QUERY_TIMEOUT="10m",
     )
+    # Long statements (server-side imports, wait_wal_table) must not hit the 1-minute default.
+    launch_own = translated(version or PROBED[-1], {"query.timeout": "10m"})
+    env.update({env_name(k): v for k, v in launch_own.items()})
     env.update(WORKER_IDLE[worker_idle])
     names = {
         "shared": "QDB_SHARED_WORKER_COUNT",
@@ -134,6 +141,7 @@ def server_env(
     for key, value in (pools or {}).items():
         if value is not None:
             env[names[key]] = str(value)
+    env.update({env_name(k): v for k, v in (properties or {}).items()})
     return env
 
 
@@ -222,6 +230,8 @@ class ServerLaunch:
     jvm_options: tuple[str, ...] = ()
     bind: str = LOOPBACK
     access: Access = field(default_factory=Access)
+    version: str | None = None  # None: a jar given by path, taken as the newest probed
+    properties: Mapping[str, str] = field(default_factory=dict)  # in the version's names
 
     def handle(
         self, root: Path, ports: Mapping[str, int], pid: int | None, log_path: Path
@@ -243,7 +253,8 @@ class ServerLaunch:
         """One process on `root` and `ports`, its output appended to `log_path`; returned once it
         answers, stopped if it does not or `while_starting` (run as the JVM starts) fails. A port
         of `fixed_ports` taken is an error in one sentence, another one PortTaken (a race)."""
-        env = {**server_env(root, dict(ports), dict(self.pools), self.bind, self.worker_idle),
+        env = {**server_env(root, dict(ports), dict(self.pools), self.bind, self.worker_idle,
+                            self.version, self.properties),
                **server_auth_env(root, self.access)}  # fmt: skip
         cmd = server_command(self.java, self.jar, root, self.jvm_options)
         with open(log_path, "ab") as server_log:

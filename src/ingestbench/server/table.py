@@ -96,9 +96,13 @@ def check_not_suspended(qdb: QuestDB, table: str) -> None:
         rows = qdb.rows(
             f"SELECT suspended, errorTag, errorMessage FROM wal_tables() WHERE name = '{table}'"
         )
-    except QuestDBError:  # a server older than errorTag
-        query = f"SELECT suspended, errorMessage FROM wal_tables() WHERE name = '{table}'"
-        rows = [[r[0], None, r[1]] for r in qdb.rows(query)]
+    except QuestDBError:  # a server older than errorTag (7.x: older than errorMessage too)
+        try:
+            query = f"SELECT suspended, errorMessage FROM wal_tables() WHERE name = '{table}'"
+            rows = [[r[0], None, r[1]] for r in qdb.rows(query)]
+        except QuestDBError:
+            query = f"SELECT suspended FROM wal_tables() WHERE name = '{table}'"
+            rows = [[r[0], None, None] for r in qdb.rows(query)]
     if rows and rows[0][0]:
         raise TableSuspended(suspension_sentence(qdb, table, rows[0][1], rows[0][2]))
 
@@ -135,9 +139,24 @@ def wait_wal(qdb: QuestDB, table: str) -> None:
     check_not_suspended(qdb, table)
     try:
         qdb.sql(f"SELECT wait_wal_table('{table}')")
-    except QuestDBError:
+    except QuestDBError as exc:
         check_not_suspended(qdb, table)
-        raise
+        if "unknown function name: wait_wal_table" not in str(exc):
+            raise
+        _poll_wal(qdb, table)  # QuestDB 7.x has no wait_wal_table (server.versions)
+
+
+def _poll_wal(qdb: QuestDB, table: str, timeout_s: float = 600.0) -> None:
+    """Wait until the table's writer has applied every WAL transaction of its sequencer."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        check_not_suspended(qdb, table)
+        body = qdb.sql(f"SELECT writerTxn, sequencerTxn FROM wal_tables() WHERE name = '{table}'")
+        rows = body.get("dataset") or []
+        if rows and rows[0][0] >= rows[0][1]:
+            return
+        time.sleep(0.05)
+    raise QuestDBError(f"the WAL of table {table} was not applied within {timeout_s:.0f} s")
 
 
 #: How long the row count may stand still below what was sent before the rows count as lost.

@@ -6,5 +6,6 @@
   Snakemake metadata; `run_rule`, the one entry of every script.
 - `logs`: a script's logging, to the rule's log file and to stderr.
 
-May import: config, variants, errors and storage.files.
+May import: config, variants, errors, storage.files and server.versions (the servers of the
+config).
 """

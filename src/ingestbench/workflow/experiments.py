@@ -24,6 +24,8 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ingestbench.server import versions  # light: no imports of the package
+
 
 @dataclasses.dataclass(frozen=True)
 class Experiment:
@@ -40,6 +42,9 @@ class Experiment:
     summary: str | None = None
     charts: tuple[str, ...] = ()  # its charts' names in charts/registry.py
     in_all: bool = True  # whether `all` (its charts) and the summary (its inputs) take it
+    # Whether its summary inputs are one per server (`<results>/<name-stem>/<server>/<name>`),
+    # made by a job per server, rather than one file over every server's jobs.
+    per_server: bool = False
     # The results page has no experiment's section yet: the archive keeps the summary only.
     archive: str | None = None  # (results folder) -> its part of the archived document
     page: str | None = None  # (archived document) -> its section of the page
@@ -78,6 +83,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         check="delivery.settings:check",
         summary_inputs=("delivery.csv",),
         summary="delivery.summary:summary_part",
+        per_server=True,  # its one job loads the dataset on one server: a job per server
     ),
     Experiment(
         key="dtype_matrix",
@@ -115,9 +121,17 @@ def active(config: Mapping[str, Any]) -> list[Experiment]:
     return [e for e in included(config) if e.runs is None or hook(e.runs)(config)]
 
 
-def settings(key: str, config: Mapping[str, Any], job: str | None = None) -> dict[str, Any]:
-    """The settings slice of experiment `key`'s rule (of its job `job`, where it has jobs)."""
-    return hook(by_key(key).settings)(config, job)
+def settings(
+    key: str, config: Mapping[str, Any], job: str | None = None, server: str | None = None
+) -> dict[str, Any]:
+    """The settings slice of experiment `key`'s rule (of its job `job`, where it has jobs) on
+    `server` (a label; None: the first): its `questdb` block is that server's alone, so an
+    experiment goes over the servers as the backfill does, without knowing of them."""
+    out = hook(by_key(key).settings)(config, job)
+    if "questdb" in out:
+        chosen = versions.by_label(config, server) if server else versions.servers(config)[0]
+        out["questdb"] = versions.server_questdb(out["questdb"], chosen)
+    return out
 
 
 def all_inputs(
@@ -138,10 +152,12 @@ def all_inputs(
 def summary_inputs(config: Mapping[str, Any], results: str) -> dict[str, list[str]]:
     """The summarize rule's inputs of the active experiments, named by their keys."""
     return {
-        e.key: [f"{results}/{name}" for name in e.summary_inputs]
+        e.key: [f"{results}/{name.split('.')[0]}/{server}/{name}"
+                for name in e.summary_inputs for server in versions.server_labels(config)]
+        if e.per_server else [f"{results}/{name}" for name in e.summary_inputs]
         for e in active(config)
         if e.summary is not None and e.in_all
-    }
+    }  # fmt: skip
 
 
 def summary_parts(inputs: Mapping[str, list[str]]) -> list[tuple[Any, str]]:

@@ -69,7 +69,9 @@ def job_config(settings: Mapping[str, Any], config: Mapping[str, Any]) -> dict[s
 
 #: `questdb` keys of a secured external server, newer than archived runs: at these defaults
 #: (an open server) they leave a config's hash as it was before them.
-NEUTRAL_QUESTDB_DEFAULTS = {"tls": False, "tls_roots": None, "auth": None}
+NEUTRAL_QUESTDB_DEFAULTS = {"tls": False, "tls_roots": None, "auth": None,
+                            # the server axis (server.versions): one version, its defaults
+                            "versions": None, "settings": []}  # fmt: skip
 
 
 def config_hash(config: dict[str, Any]) -> str:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ingestbench import CHECKOUT
+from ingestbench.server.versions import by_label, highest_ilp_protocol, server_questdb, servers
 from ingestbench.variants import CAPPED_METHODS, expand_spec, parse_variant_name
 from ingestbench.workflow.result_keys import benchmark_config
 
@@ -33,19 +34,37 @@ PACKAGE_DIR = CHECKOUT / "src" / PACKAGE
 EXPORT_KEY = "export_piece_rows"
 
 
-def ingest_settings(config: Mapping[str, Any], variant: str) -> dict[str, Any]:
-    """What the ingestion of `variant` (a variant name) runs under, config-shaped: its params,
-    recorded in its run file, and with `result_keys.without_effect` all its job reads
-    (`result_keys.job_config`); the summary refuses a run file whose record differs."""
+def server_settings(config: Mapping[str, Any], server: str | None = None) -> dict[str, Any]:
+    """The `questdb` block of the jobs of `server` (a label; None: the config's first server):
+    one version and at most one settings set, so an edit of another server's reruns none of
+    these jobs, and the default server's block is what a config of one version always had."""
+    chosen = by_label(config, server) if server else servers(config)[0]
+    return server_questdb(benchmark_config(config)["questdb"], chosen)
+
+
+def ilp_protocol(config: Mapping[str, Any], server: str | None = None) -> int:
+    """The config's ILP protocol, at most the highest the server's version speaks (each version
+    as it is: protocol 1 before 9.0; the methods that need 2 are unsupported there)."""
+    version = server_settings(config, server)["version"]
+    return min(config["ilp_protocol_version"], highest_ilp_protocol(version))
+
+
+def ingest_settings(
+    config: Mapping[str, Any], variant: str, server: str | None = None
+) -> dict[str, Any]:
+    """What the ingestion of `variant` (a variant name) on `server` (a label; None: the first)
+    runs under, config-shaped: its params, recorded in its run file, and with
+    `result_keys.without_effect` all its job reads (`result_keys.job_config`); the summary
+    refuses a run file whose record differs."""
     method = parse_variant_name(variant).method
     return {
         "repeats": config["repeats"],
         "warmup_rows": config["warmup_rows"],
-        "ilp_protocol_version": config["ilp_protocol_version"],
+        "ilp_protocol_version": ilp_protocol(config, server),
         "table": config["table"],
         # The cap applies to the row loops and SQL only: no other ingestion reruns when it changes.
         "rows_cap": config["rows_cap"] if method in CAPPED_METHODS else None,
-        "questdb": benchmark_config(config)["questdb"],
+        "questdb": server_settings(config, server),
         "validation": {
             EXPORT_KEY: config["validation"][EXPORT_KEY],
             # The checks of every repeat against its source compare with this tolerance.
@@ -96,8 +115,8 @@ def validate_settings(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def dtype_matrix_settings(config: Mapping[str, Any], job: str | None = None) -> dict[str, Any]:
-    """The matrix's cases and the server it runs them on (one job: `job` is None)."""
-    return {"dtype_matrix": config["dtype_matrix"], "questdb": benchmark_config(config)["questdb"]}
+    """The matrix's cases and the server it runs them on (one job: `job` is None; the first)."""
+    return {"dtype_matrix": config["dtype_matrix"], "questdb": server_settings(config)}
 
 
 def chart_settings(config: Mapping[str, Any]) -> dict[str, Any]:

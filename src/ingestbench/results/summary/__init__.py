@@ -76,7 +76,8 @@ def summarize(
     df = pd.DataFrame(rows)
     df = add_speedups(df)
     validations = load_validations(validation_paths)
-    validated = [validations.get((d, v)) for d, v in zip(df["dataset"], df["variant"], strict=True)]
+    runs = zip(df["server"], df["dataset"], df["variant"], strict=True)
+    validated = [validations.get((s, d, v), validations.get((None, d, v))) for s, d, v in runs]
     # True/False from the validation file; <NA> only if a run has no validation file at all.
     df["validated"] = pd.array(validated, dtype="boolean")
     df["speedup_iterrows"] = _speedups(df, "iterrows")[0]

@@ -36,6 +36,7 @@ from ingestbench.results.records import (
     SummaryRow,
     read_validation,
 )
+from ingestbench.server.versions import label_of
 
 RATES = ("rows_per_s", "send_rows_per_s", "mib_per_s", "send_mib_per_s")
 MIB = 2**20
@@ -79,6 +80,8 @@ def _stats(values: list[float]) -> dict[str, float]:
 def run_row(record: RunFile) -> dict[str, Any]:
     """The summary row of one run file (without speedup and validation)."""
     row: dict[str, Any] = SummaryRow.from_run(record).to_dict()
+    # The server it ran on (server.versions' label), from the settings it recorded.
+    row["server"] = label_of((record.settings or {}).get("questdb"))
     run = record.to_dict()  # the statistics below read the repeats as the file holds them
     ds, var = run["dataset"], run["variant"]
     repeats = run["repeats"]
@@ -187,8 +190,9 @@ def to_sql_speedups(df: pd.DataFrame) -> list[float] | None:
             for d, rate in zip(df["dataset"], df["rows_per_s_median"], strict=True)]  # fmt: skip
 
 
-def load_validations(paths: Iterable[Path]) -> dict[tuple[str, str], bool]:
-    """{(dataset, variant name): passed} from validation files."""
+def load_validations(paths: Iterable[Path]) -> dict[tuple[str | None, str, str], bool]:
+    """{(server, dataset, variant name): passed} from validation files; the server is the level
+    above the dataset's folder (validation/<server>/<dataset>/), None in an older layout."""
     out = {}
     for path in paths:
         path = Path(path)
@@ -197,7 +201,8 @@ def load_validations(paths: Iterable[Path]) -> dict[tuple[str, str], bool]:
         if isinstance(dataset, dict):
             dataset = dataset["name"]
         variant = result.variant.get("name") or path.stem
-        out[(dataset, variant)] = bool(result.passed)
+        server = path.parent.parent.name if path.parent.parent.name != "validation" else None
+        out[(server, dataset, variant)] = bool(result.passed)
     return out
 
 

@@ -1,0 +1,81 @@
+"""The server axis (ingestbench.server.versions): each version and settings set a server of its
+own, whose jobs' settings name it alone; each version as it is."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from ingestbench.catalogue import METHODS
+from ingestbench.config import ConfigError, QuestDBSettings, load_config, validate_config
+from ingestbench.server.versions import (
+    env_name,
+    known_properties,
+    missing,
+    server_labels,
+    translated,
+)
+from ingestbench.workflow.result_keys import job_config
+from ingestbench.workflow.rule_inputs import ingest_settings
+from tests.helpers import REPO
+
+CONFIG = load_config(REPO / "config.yaml")
+VARIANT = "pandas-dataframe-parquet-http"
+
+
+def axis(versions, settings=()):
+    config = copy.deepcopy(CONFIG)
+    config["questdb"].pop("version")
+    config["questdb"].update(versions=list(versions), settings=list(settings))
+    return validate_config(config)
+
+
+def test_the_default_config_is_one_server_whose_settings_are_what_they_were():
+    assert server_labels(CONFIG) == ["9.3.4"]
+    questdb = ingest_settings(CONFIG, VARIANT)["questdb"]
+    assert "versions" not in questdb and "settings" not in questdb
+    assert questdb["version"] == "9.3.4"
+
+
+def test_each_version_and_settings_set_is_a_server_of_its_own():
+    config = axis(["8.1.4", "9.3.4"], [{"name": "uncommitted100k",
+                                        "cairo.max.uncommitted.rows": 100000}])  # fmt: skip
+    assert server_labels(config) == ["8.1.4", "8.1.4-uncommitted100k", "9.3.4",
+                                     "9.3.4-uncommitted100k"]  # fmt: skip
+    old = ingest_settings(config, VARIANT, "8.1.4")
+    assert old["questdb"]["version"] == "8.1.4" and old["ilp_protocol_version"] == 1
+    tuned = ingest_settings(config, VARIANT, "9.3.4-uncommitted100k")
+    assert tuned["questdb"]["settings"] == [{"name": "uncommitted100k",
+                                             "cairo.max.uncommitted.rows": 100000}]  # fmt: skip
+    # the newest default's settings are those of a config of that version alone
+    assert ingest_settings(config, VARIANT, "9.3.4") == ingest_settings(CONFIG, VARIANT)
+    job = QuestDBSettings.from_config(job_config(tuned, config))
+    assert job.properties == {"cairo.max.uncommitted.rows": 100000}
+
+
+def test_version_and_versions_together_and_a_name_twice_are_refused():
+    config = copy.deepcopy(CONFIG)
+    config["questdb"]["versions"] = ["9.3.4"]  # version is set too: filled by the schema
+    with pytest.raises(ConfigError, match="version and versions are both set"):
+        validate_config(config)
+    with pytest.raises(ConfigError, match="names two sets"):
+        axis(["9.3.4"], [{"name": "a", "cairo.commit.mode": "sync"}, {"name": "a"}])
+
+
+def test_a_version_without_a_feature_makes_its_paths_unsupported_with_the_reason():
+    needs = METHODS["server_parquet"].server_features
+    assert missing("7.4.2", needs) == (
+        "read_parquet() arrived in QuestDB 8.1.4; this server runs 7.4.2"
+    )
+    assert missing("8.1.4", needs) is None
+    assert "ILP protocol 2" in missing("8.2.0", METHODS["vectorized"].server_features)
+
+
+def test_settings_are_written_in_each_versions_names():
+    assert translated("8.2.0", {"query.timeout": "10m"}) == {"query.timeout.sec": "600"}
+    assert translated("9.3.4", {"query.timeout": "10m"}) == {"query.timeout": "10m"}
+    assert env_name("cairo.max.uncommitted.rows") == "QDB_CAIRO_MAX_UNCOMMITTED_ROWS"
+    assert "shared.worker.nap.threshold" not in known_properties("7.4.2")
+    assert "shared.write.worker.count" in known_properties("9.3.4")
+    assert "query.timeout" not in known_properties("8.2.0")

@@ -11,6 +11,8 @@ It checks, after the schema (ingestbench.config):
   (ingestbench.own.describe); a file a rule makes (EXAMPLES) is checked when it is made;
 - each variant runs on some dataset (an error naming why where it runs on none; one note listing
   the datasets that leave variants out, and why);
+- the servers: each version served by Maven Central (a committed list) or in the jar cache, each
+  property of a settings set known to its version, none set twice (ingestbench.server.versions);
 - each experiment's own checks, where the config has its section (its `check` in
   ingestbench.workflow.experiments).
 
@@ -19,7 +21,8 @@ make targets pass to Snakemake in CHECKED_VARIABLE; the Snakefile skips its own 
 is the hash of the config it parsed (check_unless_checked). A bare `snakemake` checks.
 
 May import: errors, config, variants, catalogue, datasets, own, server.access (the
-credentials' variables) and workflow.experiments (the experiments' checks).
+credentials' variables), server.versions and server.jar (the versions and properties of the
+servers, the jars in the cache) and workflow.experiments (the experiments' checks).
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ from typing import Any
 from ingestbench.catalogue import METHODS
 from ingestbench.config import ConfigError, load_config, validate_config
 from ingestbench.errors import UserError
+from ingestbench.server.jar import cached_jar_path
+from ingestbench.server.versions import axis_problems
 from ingestbench.variants import as_list, expand_spec
 from ingestbench.workflow.experiments import section_checks
 
@@ -229,12 +234,14 @@ def check(config: dict[str, Any]) -> list[str]:
     the notes to print. Raises PreflightError with every problem found."""
     validate_config(config)
     problems = folder_problems(config) + env_problems(config) + tls_problems(config)
+    cache_dir = config["questdb"]["cache_dir"]
     dataset_errors = own_problems(config)
     problems += dataset_errors
     notes: list[str] = []
     if not dataset_errors:  # a file that does not read leaves its variants unknown
         errors, notes = variant_problems(config)
         problems += errors
+    problems += axis_problems(config, lambda v: cached_jar_path(v, cache_dir).is_file())
     problems += section_checks(config)  # each experiment's, one sentence per problem
     if problems:
         raise PreflightError(problems)

@@ -79,3 +79,17 @@ def test_settings_are_written_in_each_versions_names():
     assert "shared.worker.nap.threshold" not in known_properties("7.4.2")
     assert "shared.write.worker.count" in known_properties("9.3.4")
     assert "query.timeout" not in known_properties("8.2.0")
+
+
+def test_the_preflight_refuses_an_unserved_version_and_an_unknown_property():
+    from ingestbench.server.versions import axis_problems
+
+    config = axis(["9.3.3", "8.2.0"], [{"name": "t", "shared.worker.nap.treshold": 5,
+                                         "query.timeout": "1m"}])  # fmt: skip
+    problems = axis_problems(config)
+    assert problems[0].startswith("questdb.versions: QuestDB 9.3.3 is not a release")
+    assert "9.3.2, 9.3.4" in problems[0]
+    assert any("knows no property shared.worker.nap.treshold" in p
+               and "shared.worker.nap.threshold" in p for p in problems)  # fmt: skip
+    assert not any("query.timeout" in p for p in problems)  # written as query.timeout.sec on 8.2
+    assert axis_problems(axis(["9.3.3"]), cached=lambda v: True) == []

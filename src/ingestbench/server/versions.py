@@ -250,3 +250,48 @@ def launch_properties(version: str | None, questdb_settings: Any) -> dict[str, s
     sets = list(questdb_settings or ())
     props = {k: v for s in sets[:1] for k, v in s.items() if k != "name"}
     return translated(version or PROBED[-1], props)
+
+
+def axis_problems(config: Mapping[str, Any], cached: Any = lambda version: False) -> list[str]:
+    """The preflight's sentences on the servers: a version neither served nor `cached` (a jar
+    in the cache), a property a version does not know, one property set twice on a server."""
+    questdb = config["questdb"]
+    if questdb["mode"] == "external" or questdb.get("jar"):
+        return []
+    out = []
+    for version in versions(questdb):
+        if version not in SERVED and not cached(version):
+            out.append(
+                f"questdb.versions: QuestDB {version} is not a release Maven Central serves, and "
+                f"its jar is not in the cache; use one of the nearest served ones "
+                f"({', '.join(nearest_versions(version))})."
+            )
+    pools = {
+        "shared.worker.count": "shared",
+        "line.tcp.writer.worker.count": "line_tcp_writer",
+        "line.tcp.io.worker.count": "line_tcp_io",
+        "wal.apply.worker.count": "wal_apply",
+    }
+    for server in servers(config):
+        if server.settings_name is None:
+            continue
+        names = translated(server.version, server.properties)
+        known = known_properties(server.version)
+        for name in names:
+            if name not in known:
+                near = nearest(name, known) or ["none close"]
+                out.append(
+                    f"questdb.settings '{server.settings_name}': QuestDB {server.version} knows "
+                    f"no property {name}; the nearest it knows: {', '.join(near)}."
+                )
+            if questdb["pools"].get(pools.get(name, "")) is not None:
+                out.append(
+                    f"questdb.settings '{server.settings_name}' sets {name}, which "
+                    f"questdb.pools.{pools[name]} sets too; keep one of them."
+                )
+        if len(names) < len(server.properties):
+            out.append(
+                f"questdb.settings '{server.settings_name}' sets one property twice on QuestDB "
+                f"{server.version} (under its name and an older one); keep one."
+            )
+    return out

@@ -45,16 +45,19 @@ def main() -> int:
         print(f"make run CONFIG={a.config} failed (exit {code.returncode})")
         return code.returncode
     out = findings_file("README.md", results / "findings-README.md")
-    for name in ("delivery.csv", "delivery.md", "summary.md"):
-        shutil.copyfile(results / name, out.with_name(name))
-    cases = len((results / "delivery.csv").read_text().splitlines()) - 1
+    # delivery/<server>/: the config's one server
+    delivery = next((results / "delivery").glob("*/delivery.csv")).parent
+    for name in ("delivery.csv", "delivery.md"):
+        shutil.copyfile(delivery / name, out.with_name(name))
+    shutil.copyfile(results / "summary.md", out.with_name("summary.md"))
+    cases = len((delivery / "delivery.csv").read_text().splitlines()) - 1
     out.write_text(
         f"# Delivery under faults (`{a.config}`)\n\n"
         f"Command: `make run CONFIG={a.config}` in a fresh clone, started "
         f"{started:%Y-%m-%d %H:%M} UTC; it took {seconds / 60:.1f} min ({cases} cases in "
         f"delivery.csv). Machine, commit and versions: meta.json. The machine is shared "
         f"(2 cores, other agents' jobs beside this one), `uptime` before: `{before}`; after: "
-        f"`{after}`.\n\n{delivery_section(results / 'delivery.csv')}"
+        f"`{after}`.\n\n{delivery_section(delivery / 'delivery.csv')}"
     )
     print(out.read_text())
     return 0

@@ -187,6 +187,27 @@ def test_a_folder_with_only_its_summary_is_compared_by_its_rates(tmp_path, capsy
 
 def test_a_folder_without_runs_or_summary_is_named(tmp_path):
     with pytest.raises(
-        CompareError, match=r"neither runs/<dataset>/<variant>.json nor summary.csv"
+        CompareError, match=r"neither runs/<server>/<dataset>/<variant>.json nor summary.csv"
     ):
         compare(tmp_path, tmp_path)
+
+
+def test_runs_under_the_server_level_compare_with_runs_before_it(folders, tmp_path):
+    """runs/<server>/<dataset>/: one server compares dataset by dataset with the older layout
+    (its jobs' `.settings` records are not run files); several name the server."""
+    a, b = folders
+    moved = tmp_path / "moved"
+    for path in b.glob("runs/*/*.json"):
+        for server in ("9.3.4",):
+            out = moved / "runs" / server / path.relative_to(b / "runs")
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(path.read_text())
+    (moved / "runs" / "9.3.4" / DATASET / ".settings").mkdir()
+    (moved / "runs" / "9.3.4" / DATASET / ".settings" / "x.json").write_text("{}")
+    assert _by_variant(compare(a, moved)) == _by_variant(compare(a, b))
+    old = moved / "runs" / "8.1.4" / DATASET
+    old.mkdir(parents=True)
+    (old / "polars-dataframe-csv-tcp.json").write_text(
+        (b / "runs" / DATASET / "polars-dataframe-csv-tcp.json").read_text())
+    report = compare(moved, moved)
+    assert {c.dataset for c in report.both} == {f"9.3.4/{DATASET}", f"8.1.4/{DATASET}"}

@@ -32,17 +32,28 @@ def matrix_markdown(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def delivery_section(csv_path: Path) -> str:
-    rows = read_rows(csv_path)
-    return (
+def delivery_section(csv_paths: Path | list[Path]) -> str:
+    """The section of one delivery.csv, or of one per server (`delivery/<server>/delivery.csv`,
+    the server named over each matrix: its version's paths may differ)."""
+    paths = [Path(p) for p in (csv_paths if isinstance(csv_paths, list) else [csv_paths])]
+    intro = (
         f"{HEADING}\n\n"
         "Each cell is the worst of its fault points, from a row-for-row comparison of the table "
         'with its source (docs/faults.md, "Delivery under faults"; every case in '
-        f"{Path(csv_path).name}).\n\n{matrix_markdown(rows)}\n\n{recommendation(rows)}\n"
+        f"{paths[0].name}).\n\n"
     )
+    if len(paths) == 1:
+        rows = read_rows(paths[0])
+        return f"{intro}{matrix_markdown(rows)}\n\n{recommendation(rows)}\n"
+    parts = []
+    for path in paths:
+        rows = read_rows(path)
+        parts.append(f"### QuestDB {path.parent.name}\n\n{matrix_markdown(rows)}\n\n"
+                     f"{recommendation(rows)}\n")  # fmt: skip
+    return intro + "\n".join(parts)
 
 
 def summary_part(delivery_csv: list[str | Path]) -> tuple[None, str]:
     """No rows of summary.csv (delivery.csv has every case), and the delivery section of
-    summary.md, for results.summary.write_summary."""
-    return None, delivery_section(Path(delivery_csv[0]))
+    summary.md (each server's matrix), for results.summary.write_summary."""
+    return None, delivery_section([Path(p) for p in delivery_csv])

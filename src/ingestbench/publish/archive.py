@@ -188,7 +188,9 @@ def series_entries(results: Path, rows: list[dict[str, Any]]) -> list[dict[str, 
     for r in rows:
         if not _present(r.get("reader_counts")):
             continue
-        path = Path(results) / "runs" / r["dataset"] / f"{r['variant']}.series.csv"
+        # Beside its run file: runs/<server>/<dataset>/, or runs/<dataset>/ before the server level
+        server = r.get("server") if _present(r.get("server")) else ""
+        path = Path(results) / "runs" / server / r["dataset"] / f"{r['variant']}.series.csv"
         if not path.is_file():
             continue
         df = pd.read_csv(path)

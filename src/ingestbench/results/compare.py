@@ -6,7 +6,8 @@ only when the min–max ranges of the two sides' rows/s do not overlap, "within 
 With a warm-up every repeat is warm; without one, the cold first repeat is part of the range
 (which then tends to say "within noise").
 
-A side's runs come from its run files (RESULTS/runs/<dataset>/<variant>.json) or, in a folder
+A side's runs come from its run files (RESULTS/runs/<server>/<dataset>/<variant>.json, or
+RESULTS/runs/<dataset>/<variant>.json of a run before the server level) or, in a folder
 that keeps only the summary (the committed reference run), from summary.csv's median, min and
 max rows/s, which are all the verdict reads.
 
@@ -75,15 +76,26 @@ def _summary_rates(path: Path) -> dict[tuple[str, str], Rates]:
 def load_runs(results: Path) -> dict[tuple[str, str], Rates]:
     """{(dataset, variant): rates} of every run file under RESULTS/runs, else of summary.csv."""
     results = Path(results)
-    paths = sorted(results.glob("runs/*/*.json"))
+    paths = _run_paths(results, "runs/*/*/*.json") or _run_paths(results, "runs/*/*.json")
     if paths:
-        return {(p.parent.name, p.stem): _rates(p) for p in paths}
+        # One server: keyed by dataset, so a folder of the layout before the server level
+        # compares with one after it; several: the server names the dataset's folder.
+        servers = {p.parent.parent.name for p in paths}
+        several = len(servers) > 1 and "runs" not in servers
+        return {(f"{p.parent.parent.name}/{p.parent.name}" if several else p.parent.name,
+                 p.stem): _rates(p) for p in paths}  # fmt: skip
     if (results / "summary.csv").is_file():
         return _summary_rates(results / "summary.csv")
     raise CompareError(
-        f"{results} is not a results folder (neither runs/<dataset>/<variant>.json nor "
+        f"{results} is not a results folder (neither runs/<server>/<dataset>/<variant>.json nor "
         f"summary.csv in it); pass a folder a workflow run wrote, such as results."
     )
+
+
+def _run_paths(results: Path, pattern: str) -> list[Path]:
+    """Run files matching `pattern`, not the jobs' records in the hidden `.settings` folders."""
+    return sorted(p for p in results.glob(pattern)
+                  if not any(part.startswith(".") for part in p.relative_to(results).parts))  # fmt: skip
 
 
 def verdict(a: tuple[float, ...], b: tuple[float, ...]) -> str:

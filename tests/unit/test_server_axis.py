@@ -93,3 +93,21 @@ def test_the_preflight_refuses_an_unserved_version_and_an_unknown_property():
                and "shared.worker.nap.threshold" in p for p in problems)  # fmt: skip
     assert not any("query.timeout" in p for p in problems)  # written as query.timeout.sec on 8.2
     assert axis_problems(axis(["9.3.3"]), cached=lambda v: True) == []
+
+
+def test_readers_and_paced_on_a_version_before_the_row_counts_are_refused_with_the_reason():
+    from ingestbench.server.versions import axis_problems
+
+    config = axis(["9.2.3", "9.3.4"])
+    config["readers"]["counts"] = [0, 2]
+    config["paced"] = {}
+    problems = axis_problems(config)
+    assert problems[0] == (
+        "readers.counts: readers beside ingestion read tables()' table_row_count and "
+        "wal_pending_row_count, which arrived in QuestDB 9.3.4; QuestDB 9.2.3 lacks them: drop "
+        "readers.counts or those versions."
+    )
+    assert problems[1].startswith("paced: paced ingestion read")
+    config["readers"]["counts"] = []
+    del config["paced"]
+    assert axis_problems(config) == []

@@ -252,13 +252,38 @@ def launch_properties(version: str | None, questdb_settings: Any) -> dict[str, s
     return translated(version or PROBED[-1], props)
 
 
+#: What turns on a reader of a feature beyond a path's own (the config's key, its words, the
+#: feature): the readers' and paced ingestion's samplers read tables()' row counts.
+SECTION_NEEDS = (
+    ("readers.counts", "readers beside ingestion", "tables_row_counts",
+     lambda c: bool((c.get("readers") or {}).get("counts"))),
+    ("paced", "paced ingestion", "tables_row_counts", lambda c: c.get("paced") is not None),
+)  # fmt: skip
+
+
+def section_problems(config: Mapping[str, Any]) -> list[str]:
+    """A section on whose servers a version lacks what it reads: refused, with the reason."""
+    if config["questdb"]["mode"] == "external":
+        return []
+    out = []
+    for key, what, feature, on in SECTION_NEEDS:
+        lacking = [v for v in versions(config["questdb"]) if not has(v, feature)]
+        if on(config) and lacking:
+            out.append(
+                f"{key}: {what} read {FEATURES[feature].what}, which arrived in QuestDB "
+                f"{FEATURES[feature].since}; QuestDB {', '.join(lacking)} lacks them: drop "
+                f"{key} or those versions."
+            )
+    return out
+
+
 def axis_problems(config: Mapping[str, Any], cached: Any = lambda version: False) -> list[str]:
     """The preflight's sentences on the servers: a version neither served nor `cached` (a jar
     in the cache), a property a version does not know, one property set twice on a server."""
     questdb = config["questdb"]
     if questdb["mode"] == "external" or questdb.get("jar"):
         return []
-    out = []
+    out = section_problems(config)
     for version in versions(questdb):
         if version not in SERVED and not cached(version):
             out.append(

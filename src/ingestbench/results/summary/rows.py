@@ -138,12 +138,21 @@ def warmup_columns(run: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _same_server(df: pd.DataFrame, server: Any) -> pd.Series:
+    """Rows of `server` (a label; a summary without the column, or a run without a label: all)."""
+    if "server" not in df.columns or server is None or server != server:  # NaN: unlabelled
+        return pd.Series(True, index=df.index)
+    return df["server"] == server
+
+
 def _baseline_for(row: pd.Series, baselines: pd.DataFrame) -> pd.Series | None:
-    """The row-loop run of the same dataset, library and format; same transport preferred."""
+    """The row-loop run of the same server, dataset, library and format; same transport
+    preferred. Per server: a version's speedup is against its own loop, not another's."""
     if row["library"] == "none":
         return None
     candidates = baselines[
-        (baselines["dataset"] == row["dataset"])
+        _same_server(baselines, row.get("server"))
+        & (baselines["dataset"] == row["dataset"])
         & (baselines["library"] == row["library"])
         & (baselines["format"] == row["format"])
     ]
@@ -181,13 +190,18 @@ TO_SQL = "to_sql"
 
 
 def to_sql_speedups(df: pd.DataFrame) -> list[float] | None:
-    """Each row's median rows/s over that of its dataset's `to_sql` variant (the fastest, if
-    several); None when no dataset has one."""
-    to_sql = df[df["method"] == TO_SQL].groupby("dataset")["rows_per_s_median"].max()
+    """Each row's median rows/s over that of its server's and dataset's `to_sql` variant (the
+    fastest, if several); None when no dataset has one."""
+    # Per server and dataset (a summary without servers: one key for all)
+    servers = df["server"].fillna("") if "server" in df.columns else pd.Series("", index=df.index)
+    keyed = df.assign(_server=servers)
+    to_sql = (keyed[keyed["method"] == TO_SQL].groupby(["_server", "dataset"])
+              ["rows_per_s_median"].max())  # fmt: skip
     if to_sql.empty:
         return None
-    return [_ratio(rate, to_sql[d]) if d in to_sql.index else math.nan
-            for d, rate in zip(df["dataset"], df["rows_per_s_median"], strict=True)]  # fmt: skip
+    return [_ratio(rate, to_sql[(s, d)]) if (s, d) in to_sql.index else math.nan
+            for s, d, rate in zip(keyed["_server"], keyed["dataset"], keyed["rows_per_s_median"],
+                                  strict=True)]  # fmt: skip
 
 
 def load_validations(paths: Iterable[Path]) -> dict[tuple[str | None, str, str], bool]:

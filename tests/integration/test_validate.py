@@ -51,8 +51,11 @@ def _ingest(qdb, df: pd.DataFrame) -> str:
 
 
 def _run(rows: int) -> dict:
+    # The settings it ran under name its server (a version and a settings set)
+    settings = {"questdb": {"version": "9.3.4", "settings": [{"name": "uncommitted100k"}]}}
     return {"schema_version": 1, "dataset": {"name": "tiny", "rows": 2000}, "variant": VARIANT,
-            "rows": rows, "table_rows": {"cpu": rows}, "repeats": []}  # fmt: skip
+            "rows": rows, "table_rows": {"cpu": rows}, "repeats": [],
+            "settings": settings}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -283,6 +286,7 @@ def test_on_failure_fail_raises_one_sentence_and_writes_nothing(questdb, base_ta
         validate_files(**files, validation={"on_failure": "fail"}, log_path="the.log")
     message = str(info.value)
     assert VARIANT["name"] in message and "row_count" in message and "the.log" in message
+    assert "on QuestDB 9.3.4-uncommitted100k failed check" in message
     assert "\n" not in message
     assert not files["output"].exists()
 

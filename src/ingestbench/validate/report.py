@@ -10,6 +10,7 @@ from typing import Any
 from ingestbench.columnar.duckdb_sql import duckdb_limits
 from ingestbench.errors import UserError
 from ingestbench.results.records import SCHEMA_VERSION, read_run, write_validation
+from ingestbench.server.versions import label_of
 from ingestbench.storage.files import load_json
 from ingestbench.validate.runs import validate_run
 
@@ -21,16 +22,21 @@ class ValidationFailed(UserError):
 
 
 def failure_message(
-    result: dict[str, Any], log_path: Path | str | None = None, hint: bool = True
+    result: dict[str, Any],
+    log_path: Path | str | None = None,
+    hint: bool = True,
+    server: str | None = None,
 ) -> str:
-    """One sentence naming the variant and the first failed check."""
+    """One sentence naming the variant, the server it ran on (its label: version and settings
+    set; server.versions) and the first failed check."""
     variant = (result.get("variant") or {}).get("name", "?")
+    on = f" on QuestDB {server}" if server else ""
     failed = [c for c in result["checks"] if not c["passed"]]
     first = failed[0]
     more = f" and {len(failed) - 1} more" if len(failed) > 1 else ""
     where = f"; the full report is in {log_path}" if log_path else ""
     return (
-        f"validation of variant {variant} on dataset {result.get('dataset')} failed check "
+        f"validation of variant {variant} on dataset {result.get('dataset')}{on} failed check "
         f"{first['name']} (expected {_short(first['expected'])}, QuestDB has "
         f"{_short(first['actual'])}){more}{where}"
         + ("; set validation.on_failure: report in the config to record failures without "
@@ -92,6 +98,8 @@ def validate_files(
             max_differences=int(validation.get("max_differences", 5)),
             limits=limits,
         )
+    # The server it ran on, from the settings its run file recorded (None: an older file)
+    server = label_of((record.settings or {}).get("questdb"))
     for c in result["checks"]:
         if not c["passed"]:
             _to_log_file(f"check {c['name']} failed: expected {_short(c['expected'], 300)}, "
@@ -99,8 +107,8 @@ def validate_files(
     if not result["passed"]:
         _to_log_file("the full validation report:\n" + json.dumps(result, indent=2))
         if on_failure == "fail":
-            raise ValidationFailed(failure_message(result, log_path))
-        log.warning("%s", failure_message(result, log_path, hint=False))
+            raise ValidationFailed(failure_message(result, log_path, server=server))
+        log.warning("%s", failure_message(result, log_path, hint=False, server=server))
     write_validation(output, result)
     status = "passed" if result["passed"] else "FAILED (recorded only: on_failure is report)"
     log.info("validation of %s %s; wrote %s", result["variant"].get("name"), status, output)

@@ -4,6 +4,7 @@
 # file lists and params.
 
 from pathlib import Path
+from types import SimpleNamespace
 
 from snakemake.logging import logger
 
@@ -191,6 +192,18 @@ def questdb_jar_input(w=None):
     return ancient(questdb_jar_record(server_version(server)))
 
 
+def questdb_jar_inputs():
+    """The jar inputs of a job that starts every server in turn (the environment's): the
+    record of each version's jar."""
+    if config["questdb"]["mode"] == "external" or config["questdb"]["jar"]:
+        return questdb_jar_input()
+    one_each = {server_version(s): s for s in reversed(SERVERS)}
+    return [
+        questdb_jar_input(SimpleNamespace(server=s))
+        for s in reversed(one_each.values())
+    ]
+
+
 def questdb_jar_record(version):
     return f"{RESULTS}/questdb/questdb-{version}.json"
 
@@ -212,7 +225,9 @@ def check_disk_space():
             f for f in dataset_formats(name) if not Path(dataset_path(name, f)).exists()
         ]
         to_generate.append((rows[name], missing))
-    pending = {(ds, v) for srv, ds, v in run_pairs() if not Path(run_path(srv, ds, v)).exists()}
+    pending = {
+        (ds, v) for srv, ds, v in run_pairs() if not Path(run_path(srv, ds, v)).exists()
+    }
     # A derived dataset not yet written (a sorted copy: about its source's bytes, and DuckDB's
     # spill as much again).
     copies = [

@@ -15,7 +15,8 @@ rule environment:
         # ancient(): its content is in the settings below, so a checkout's new file time (a
         # fresh clone beside a results folder from elsewhere) reruns nothing.
         lock=ancient(LOCK),
-        jar=questdb_jar_input(),
+        # each server's jar: the record lists every server
+        jar=questdb_jar_inputs(),
     output:
         report(
             f"{RESULTS}/environment.json",

@@ -1,7 +1,9 @@
 """Record what the benchmark ran on: results/environment.json.
 
 Package versions (locked and installed), the QuestDB server's version and non-default settings,
-Java, CPU, cores, RAM, OS, Python, the workflow's git commit, the config hash and the time.
+Java, CPU, cores, RAM, OS, Python, the workflow's git commit, the config hash and the time; with
+several servers (server.versions), each one's version, Java and non-default properties as the
+server reports them (`servers`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import psutil
 
 from ingestbench.config import QuestDBSettings, masked_config, readers_off
 from ingestbench.ingest.pins import locked_versions
-from ingestbench.server.handle import QuestDB
+from ingestbench.server.handle import QuestDB, QuestDBError
 from ingestbench.server.process import java_executable
 from ingestbench.storage.files import write_text_atomic
 from ingestbench.workflow.result_keys import config_hash
@@ -160,10 +162,14 @@ def _sensitive(param: dict[str, Any]) -> bool:
 
 def questdb_info(qdb: QuestDB, mode: str) -> dict[str, Any]:
     """Version and non-default parameters of a running server."""
-    body = qdb.sql("(SHOW PARAMETERS) WHERE value_source <> 'default'")
+    try:
+        body = qdb.sql("(SHOW PARAMETERS) WHERE value_source <> 'default'")
+    except QuestDBError:  # a release whose SHOW PARAMETERS cannot be filtered: filtered here
+        body = qdb.sql("SHOW PARAMETERS")
     names = [c["name"] for c in body.get("columns", [])]
     params = [p for row in body.get("dataset", [])
-              if not _sensitive(p := dict(zip(names, row, strict=False)))]  # fmt: skip
+              if not _sensitive(p := dict(zip(names, row, strict=False)))
+              and p.get("value_source", "set") != "default"]  # fmt: skip
     params.sort(key=lambda p: str(p.get("property_path")))
     build = qdb.version()  # e.g. "Build Information: QuestDB 9.3.4, JDK 24.0.2, Commit Hash …"
     m = re.search(r"QuestDB\s+([0-9][0-9A-Za-z.\-]*)", build)
@@ -231,6 +237,17 @@ def write_environment(env: dict[str, Any], path: Path) -> None:
     )
 
 
+def server_entry(label: str, qdb: QuestDB, java: dict[str, Any], jar: Path | None) -> dict:
+    """One server of the config as it ran: its version and every non-default property, read
+    back from the server (SHOW PARAMETERS), the Java it ran on and the one its classes target."""
+    from ingestbench.server.jar import class_java
+
+    info = questdb_info(qdb, "embedded")
+    return {"label": label, **info, "jar": str(jar) if jar else None,
+            "java": {"runtime": java.get("version"),
+                     "classes": class_java(jar) if jar else None}}  # fmt: skip
+
+
 def record_environment(
     config: dict[str, Any],
     out_path: Path,
@@ -239,10 +256,30 @@ def record_environment(
     jar: Path | None = None,
     server_log: Path | None = None,
 ) -> dict[str, Any]:
-    """Start (or reach) the configured QuestDB, collect everything and write environment.json."""
+    """Start (or reach) the configured QuestDB, collect everything and write environment.json;
+    with several servers (server.versions), each started in turn and listed under `servers`."""
     from ingestbench.server.configured import questdb_server
+    from ingestbench.server.jar import server_jar
+    from ingestbench.server.versions import server_questdb, servers
 
-    with questdb_server(QuestDBSettings.from_config(config), jar=jar, log_path=server_log) as qdb:
-        env = collect_environment(config, qdb, lock_path, workflow_dir=workflow_dir, jar=jar)
+    each = servers(config) if config["questdb"]["mode"] == "embedded" else []
+    if len(each) <= 1:  # the record as it always was
+        with questdb_server(QuestDBSettings.from_config(config), jar=jar,
+                            log_path=server_log) as qdb:  # fmt: skip
+            env = collect_environment(config, qdb, lock_path, workflow_dir=workflow_dir, jar=jar)
+        write_environment(env, out_path)
+        return env
+    java = java_info(config["questdb"].get("java"))
+    entries, env = [], None
+    for server in each:
+        settings = QuestDBSettings.from_config(
+            {"questdb": server_questdb(config["questdb"], server)}
+        )
+        its_jar = server_jar(settings)
+        with questdb_server(settings, jar=its_jar, log_path=server_log) as qdb:
+            if env is None:  # the first server stands for the config's, as with one server
+                env = collect_environment(config, qdb, lock_path, workflow_dir, jar=its_jar)
+            entries.append(server_entry(server.label, qdb, java, its_jar))
+    env["servers"] = entries
     write_environment(env, out_path)
     return env

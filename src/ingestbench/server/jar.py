@@ -150,3 +150,17 @@ def resolve_jar(settings: QuestDBSettings) -> Path:
 def server_jar(settings: QuestDBSettings) -> Path | None:
     """The verified jar an embedded server runs, or None for an external server."""
     return None if settings.external else resolve_jar(settings)
+
+
+def class_java(jar: Path) -> int | None:
+    """The Java release the jar's classes target (the oldest Java that runs it): the class-file
+    major version of its main class (bytes 6-7; 55 is Java 11, 61 is 17), not the JDK that built
+    it (the manifest's Build-Jdk: 9.3.4 was built by 24 for 17). None if it has no such class."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(jar) as z:
+            head = z.read("io/questdb/ServerMain.class")[:8]
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return None
+    return int.from_bytes(head[6:8], "big") - 44

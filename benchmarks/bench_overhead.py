@@ -53,7 +53,7 @@ def job_seconds(log: Path) -> tuple[dict[str, list[float]], float]:
 def ingest_parts(results: Path) -> dict[str, float]:
     """Seconds of the ingest jobs' timed repeats, serialize passes and warm-ups."""
     parts = defaultdict(float)
-    for path in sorted((results / "runs").glob("*/*/*.json")  # runs/<server>/<dataset>/):
+    for path in sorted((results / "runs").glob("*/*/*.json")):  # runs/<server>/<dataset>/
         run = json.loads(path.read_text())
         parts["timed repeats (end to end)"] += sum(r["end_to_end"] for r in run["repeats"])
         parts["serialize passes"] += sum(r["phases"].get("serialize") or 0 for r in run["repeats"])

@@ -208,6 +208,7 @@ def test_runs_under_the_server_level_compare_with_runs_before_it(folders, tmp_pa
     old = moved / "runs" / "8.1.4" / DATASET
     old.mkdir(parents=True)
     (old / "polars-dataframe-csv-tcp.json").write_text(
-        (b / "runs" / DATASET / "polars-dataframe-csv-tcp.json").read_text())
+        (b / "runs" / DATASET / "polars-dataframe-csv-tcp.json").read_text()
+    )
     report = compare(moved, moved)
     assert {c.dataset for c in report.both} == {f"9.3.4/{DATASET}", f"8.1.4/{DATASET}"}

@@ -94,8 +94,11 @@ def load_runs(results: Path) -> dict[tuple[str, str], Rates]:
 
 def _run_paths(results: Path, pattern: str) -> list[Path]:
     """Run files matching `pattern`, not the jobs' records in the hidden `.settings` folders."""
-    return sorted(p for p in results.glob(pattern)
-                  if not any(part.startswith(".") for part in p.relative_to(results).parts))  # fmt: skip
+    return sorted(
+        p
+        for p in results.glob(pattern)
+        if not any(part.startswith(".") for part in p.relative_to(results).parts[:-1])
+    )
 
 
 def verdict(a: tuple[float, ...], b: tuple[float, ...]) -> str:

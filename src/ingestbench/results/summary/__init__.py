@@ -42,7 +42,9 @@ from ingestbench.results.summary.rows import (
     to_sql_speedups,
     warmup_columns,
 )
+from ingestbench.results.summary.servers import side_by_side
 from ingestbench.results.summary.settings import check_settings
+from ingestbench.server.versions import label_of
 from ingestbench.storage.files import load_json, write_json_atomic, write_text_atomic
 
 log = logging.getLogger(__name__)
@@ -130,6 +132,7 @@ def unsupported_row(record: RunFile) -> dict[str, Any]:
     """The summary row of a run whose method cannot load its table: which run it is, its
     dataset, and the reason; no figures (nothing was measured)."""
     row = SummaryRow.from_run(record).to_dict()
+    row["server"] = label_of((record.settings or {}).get("questdb"))  # the version that lacked it
     row |= {f"dataset_{key}": record.dataset.extra.get(key) for key in DESCRIBED_KEYS}
     return row | {"contended": False, STATUS: UNSUPPORTED, "reason": record.extra["unsupported"]}
 
@@ -174,6 +177,8 @@ def write_summary(
     profiles = {d: profiles[d] for d in df["dataset"].unique() if d in profiles}
     advice = recommendations(measured(df), profiles)
     table, text = df, to_markdown(df, env, profiles=profiles, advice=advice)
+    if servers := side_by_side(df):  # several servers (server.versions) only
+        text = f"{text.rstrip(chr(10))}\n\n{servers}"
     for rows, section in experiments:
         if rows is not None and len(rows):
             table = pd.concat([table, rows], ignore_index=True) if len(table) else rows

@@ -1,0 +1,67 @@
+"""summary.md's servers side by side (results.summary.servers) and the per-server baselines."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ingestbench.results.summary.rows import _speedups, to_sql_speedups
+from ingestbench.results.summary.servers import side_by_side
+
+DS = "cpu-s10-e10-seed1"
+PARQUET = "pandas-dataframe-parquet-http"
+VECTOR = "pandas-vectorized-parquet-tcp-w2"
+
+
+def _row(server, variant, median, low, high, status="measured"):
+    return {"server": server, "dataset": DS, "variant": variant, "status": status,
+            "rows_per_s_median": median, "rows_per_s_min": low, "rows_per_s_max": high}  # fmt: skip
+
+
+def test_one_server_has_no_side_by_side():
+    assert side_by_side(pd.DataFrame([_row("9.3.4", PARQUET, 100, 90, 110)])) is None
+
+
+def test_versions_and_settings_as_ratios_against_the_newest_default_with_the_spread():
+    df = pd.DataFrame([
+        _row("9.3.4", PARQUET, 100, 95, 105),
+        _row("9.3.4", VECTOR, 200, 190, 210),
+        _row("8.1.4", PARQUET, 80, 70, 90),
+        _row("8.1.4", VECTOR, None, None, None, status="unsupported"),
+        # beats the default beyond the noise on PARQUET (120 > 105); within it on VECTOR
+        _row("9.3.4-uncommitted100k", PARQUET, 125, 120, 130),
+        _row("9.3.4-uncommitted100k", VECTOR, 215, 200, 230),
+        _row("9.3.4-pool1", PARQUET, 101, 96, 106),
+    ])  # fmt: skip
+    text = side_by_side(df)
+    assert "against `9.3.4` (the newest version's defaults)" in text
+    versions = text[text.index("Versions × paths:") : text.index("Settings × paths:")]
+    assert "| path | `8.1.4` | `9.3.4` |" in versions
+    assert f"| `{PARQUET}` | 0.80× (0.70–0.90) | 1.00× (0.95–1.05) |" in versions
+    assert f"| `{VECTOR}` | unsupported | 1.00× (0.95–1.05) |" in versions
+    settings = text[text.index("Settings × paths:") :]
+    assert "| path | `9.3.4` | `9.3.4-pool1` | `9.3.4-uncommitted100k` |" in settings
+    assert f"| `{VECTOR}` | 1.00× (0.95–1.05) | – | 1.07× (1.00–1.15) |" in settings
+    # named only where it beat the default beyond the noise: PARQUET, not VECTOR; pool1 never
+    assert (f"`9.3.4-uncommitted100k` beat 9.3.4's defaults beyond the noise on `{PARQUET}` "
+            "(1.25×).") in text  # fmt: skip
+    assert "pool1` beat" not in text
+
+
+def test_nothing_beyond_the_noise_names_no_setting():
+    df = pd.DataFrame([_row("9.3.4", PARQUET, 100, 90, 110),
+                       _row("9.3.4-pool1", PARQUET, 108, 100, 115)])  # fmt: skip
+    text = side_by_side(df)
+    assert "Versions × paths" not in text  # one version
+    assert "No settings set beat its version's defaults beyond the noise" in text
+
+
+def test_speedups_are_against_the_baseline_of_the_same_server():
+    common = {"dataset": DS, "library": "pandas", "format": "parquet", "transport": "http"}
+    runs = [("8.1.4", "rows", 10), ("9.3.4", "rows", 20), ("8.1.4", "dataframe", 100),
+            ("9.3.4", "dataframe", 100), ("9.3.4", "to_sql", 50)]  # fmt: skip
+    df = pd.DataFrame([{**common, "server": s, "method": m, "variant": m, "rows_per_s_median": r}
+                       for s, m, r in runs])  # fmt: skip
+    speedups = _speedups(df, "rows")[0]
+    assert speedups[2:4] == [10.0, 5.0]
+    over_to_sql = to_sql_speedups(df)
+    assert pd.isna(over_to_sql[2]) and over_to_sql[3] == 2.0

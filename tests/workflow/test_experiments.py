@@ -6,6 +6,7 @@ written into the summary; and the preflight runs once per make command."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -175,3 +176,36 @@ def test_the_snakefile_skips_the_check_ingestbench_check_made_for_this_config(tm
                str(config), env=env)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     assert "INGESTBENCH_TEST_TOKEN" not in done.stderr
+
+
+def _plan(copy: Path, config: dict) -> subprocess.CompletedProcess:
+    path = copy / "axis.yaml"
+    path.write_text(yaml.safe_dump(config))
+    cmd = [sys.executable, "-m", "snakemake", "-n", "--cores", "2", "--configfile", str(path)]
+    return subprocess.run(cmd, cwd=copy, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(copy / "src")})  # fmt: skip
+
+
+def test_paced_and_delivery_are_planned_on_each_server(tmp_path):
+    """The experiments go over the servers as the backfill does: a job per server each, their
+    outputs under the server's level, the summary taking every server's delivery.csv; paced on
+    a version before tables()' row counts is refused with the reason."""
+    copy = copy_workflow(tmp_path)
+    delivery = yaml.safe_load((REPO / "configs" / "delivery.yaml").read_text())
+    delivery["questdb"] = {"versions": ["9.2.3", "9.3.4"]}
+    done = _plan(copy, delivery)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for server in ("9.2.3", "9.3.4"):
+        assert f"results/delivery/delivery/{server}/delivery.csv" in done.stdout
+    assert len(re.findall(r"^(?:local)?rule delivery:", done.stdout, re.M)) == 2
+    paced = yaml.safe_load((REPO / "configs" / "paced.yaml").read_text())
+    paced["questdb"] = {"settings": [{"name": "commitsync", "cairo.commit.mode": "sync"}]}
+    done = _plan(copy, paced)
+    assert done.returncode == 0, done.stderr[-3000:]
+    jobs = len(re.findall(r"^(?:local)?rule paced:", done.stdout, re.M))
+    assert jobs > 0 and jobs % 2 == 0
+    assert "results/paced/paced/9.3.4-commitsync/" in done.stdout
+    paced["questdb"] = {"versions": ["9.2.3", "9.3.4"]}
+    done = _plan(copy, paced)
+    assert done.returncode != 0
+    assert "paced: paced ingestion read tables()' table_row_count" in done.stdout + done.stderr

@@ -195,6 +195,33 @@ def test_the_summary_refuses_a_run_file_of_other_settings(small_run):
         assert snakemake(workdir, config).returncode == 0  # the summary back, for the next tests
 
 
+def outputs_of(workdir: Path, config: Path, rule: str) -> list[str]:
+    """The outputs of `rule`'s jobs in a dry run (no Snakemake metadata, as planned())."""
+    shutil.rmtree(workdir / ".snakemake", ignore_errors=True)
+    result = snakemake(workdir, config, "-n")
+    assert result.returncode == 0, result.stderr[-3000:]
+    blocks = re.split(r"^(?=(?:local)?rule \w+:)", result.stdout, flags=re.M)
+    return [line.split(":", 1)[1].strip() for b in blocks if re.match(rf"(local)?rule {rule}:", b)
+            for line in b.splitlines() if line.strip().startswith("output:")]  # fmt: skip
+
+
+def test_a_version_or_a_settings_set_added_plans_only_its_servers_jobs(small_run):
+    """The server axis: each server's jobs hold its block alone, so a version added (or a
+    settings set) plans that server's ingestions and validations, none of the finished ones."""
+    workdir, _ = small_run
+    version = SMALL["questdb"] | {"versions": ["8.1.4", "9.3.4"]}
+    plan = planned(workdir, edited(workdir, "c.yaml", SMALL, questdb=version))
+    assert plan["ingest"] == INGESTIONS and plan["validate"] == INGESTIONS
+    assert plan["fetch_questdb"] == 1  # the new version's jar record
+    outputs = outputs_of(workdir, workdir / "c.yaml", "ingest")
+    assert len(outputs) == INGESTIONS and all("/runs/8.1.4/" in o for o in outputs)
+    tuned = SMALL["questdb"] | {"settings": [{"name": "commitsync", "cairo.commit.mode": "sync"}]}
+    plan = planned(workdir, edited(workdir, "c.yaml", SMALL, questdb=tuned))
+    assert plan["ingest"] == INGESTIONS and "fetch_questdb" not in plan
+    outputs = outputs_of(workdir, workdir / "c.yaml", "ingest")
+    assert all("/runs/9.3.4-commitsync/" in o for o in outputs)
+
+
 def test_a_second_experiment_keeps_its_own_results(small_run, tmp_path):
     workdir, config = small_run
     summary = workdir / "results" / "summary.csv"

@@ -17,6 +17,7 @@ COLUMNS = (
     *(f"latency_{k}_s" for k in PERCENTILE_KEYS), *(f"service_{k}_s" for k in PERCENTILE_KEYS),
     "first_quarter_p50_s", "last_quarter_p50_s", "keeps_up", "rising", "sustained",
     "latency_bound_s", "within_bound", "resolution_s", "validated", "skipped",
+    "server",  # the server it ran on (server.versions' label): its record's folder
 )  # fmt: skip
 
 #: A measured step's own fields, as they are in its record.
@@ -48,7 +49,9 @@ def step_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def paced_table(records: Iterable[Path]) -> pd.DataFrame:
-    rows = [r for path in records for r in step_rows(load_json(path, "paced record"))]
+    # paced/<server>/<dataset>/<job>.json: the server is the folder above the dataset's
+    rows = [r | {"server": Path(path).parent.parent.name}
+            for path in records for r in step_rows(load_json(path, "paced record"))]  # fmt: skip
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 

@@ -68,7 +68,12 @@ def test_a_version_without_a_feature_makes_its_paths_unsupported_with_the_reason
     assert missing("7.4.2", needs) == (
         "read_parquet() arrived in QuestDB 8.1.4; this server runs 7.4.2"
     )
-    assert missing("8.1.4", needs) is None
+    # 8.1.4 to 9.0.3 read a Parquet file's nanosecond times as microseconds (measured)
+    assert missing("8.1.4", needs) == (
+        "read_parquet() of nanosecond timestamps as such arrived in QuestDB 9.1.1; this server "
+        "runs 8.1.4"
+    )
+    assert missing("9.1.1", needs) is None
     assert "ILP protocol 2" in missing("8.2.0", METHODS["vectorized"].server_features)
 
 

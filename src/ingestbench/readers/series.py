@@ -1,7 +1,7 @@
 """The throughput-over-time file beside a run file: `<variant>.series.csv`, one row per sample.
 
 Beside the run file rather than in it (its samples would bury the repeats people read) and not
-named `*.json` (a results folder's `runs/*/*.json` are run files). Columns: `readers` (how many
+named `*.json` (a results folder's `runs/*/*/*.json` are run files). Columns: `readers` (how many
 read during the repeat; 0: the sampler alone), `repeat`, `t_s` (seconds since the repeat's clock
 started), `rows_accepted` (visible plus waiting in the WAL), `rows_visible`, `sequencer_txn`,
 `writer_txn`.

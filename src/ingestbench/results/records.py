@@ -1,10 +1,10 @@
 """The result files that pass between rules, as typed records: one schema version, one writer and
 one reader per file.
 
-- the run file (`results/runs/<dataset>/<variant>.json`): `RunFile`, its `Repeat`s, the
+- the run file (`results/runs/<server>/<dataset>/<variant>.json`): `RunFile`, its `Repeat`s, the
   `RunDataset` and `RunVariant` it ran; written by the ingest job, read by validation, the summary
   and the CLI;
-- the validation file (`results/validation/<dataset>/<variant>.json`): `Validation`;
+- the validation file (`results/validation/<server>/<dataset>/<variant>.json`): `Validation`;
 - a row of `results/summary.csv`: `SummaryRow` (the columns that identify a run; the statistics
   are computed by ingestbench.results.summary).
 

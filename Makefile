@@ -33,7 +33,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 TEST_WORKERS ?= 2
 PARALLEL = $(if $(filter 1,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder)
 
-.PHONY: help install run smoke run-scale run-dtypes test test-quick test-faults test-cluster lint format charts
+.PHONY: help install run smoke paced delivery run-scale run-dtypes test test-quick test-faults test-cluster lint format charts
 .PHONY: reference reference-report report rulegraph readme lock compare clean archive site history site-screenshot bench-run-scale bench-cluster
 
 ## This list: every target and what it does, then the benchmarks (make bench-NAME).
@@ -62,6 +62,16 @@ run: install
 ## A first try: a handful of variants on 50k rows, validated, into results/smoke/.
 smoke: install
 	$(call CHECKED,configs/smoke.yaml) $(BIN)/snakemake --cores $(CORES) --configfile configs/smoke.yaml
+
+## Paced ingestion (configs/paced.yaml, into results/paced/): arrivals of a few rows on a fixed
+## schedule per path and flush mode, the latency from due to visible, every table validated.
+paced: install
+	$(call CHECKED,configs/paced.yaml) $(BIN)/snakemake --cores $(CORES) --configfile configs/paced.yaml
+
+## Delivery under faults (configs/delivery.yaml, into results/delivery/): each path loading while
+## its server is killed, paused or cut off, the rows lost, duplicated or altered (DuckDB).
+delivery: install
+	$(call CHECKED,configs/delivery.yaml) $(BIN)/snakemake --cores $(CORES) --configfile configs/delivery.yaml
 
 ## The benchmark at scale: TSBS's default day (34.56M rows) and 100M rows, 1 repeat (hours; the
 ## last run's time: findings/2026-11-24-scale).
@@ -183,7 +193,7 @@ bench-cluster: install
 	cluster/slurm-up.sh && { $(BIN)/python benchmarks/findings.py cluster $(ARGS); \
 		rc=$$?; cluster/slurm-down.sh; exit $$rc; }
 
-## Two results folders variant by variant: make compare A=results-before B=results
+## Compare two results folders variant by variant (make compare A=results-before B=results).
 compare: install
 	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make compare A=RESULTS_A B=RESULTS_B"; exit 2; }
 	$(BIN)/ingestbench compare $(A) $(B)

@@ -1,5 +1,7 @@
-"""Where a workflow run's wall time goes: timed phases, warm-ups, serialize passes, the rest of
-each ingest job (server start and stop, imports, tables), validation, and Snakemake itself.
+"""Where a workflow run's wall time goes: timed phases, warm-ups, the rest of each job, Snakemake.
+
+The rest of each job: serialize passes, each ingest job's server start and stop, imports and
+tables, and validation.
 
 It reads a finished run, measures nothing itself: Snakemake's log (each job's start and finish,
 to the second) and the run files (each repeat's phases, the warm-up's seconds). Jobs of other

@@ -3,6 +3,7 @@
 # the settings each rule depends on in ingestbench.workflow.rule_inputs; this file only turns them into
 # file lists and params.
 
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -10,6 +11,7 @@ from snakemake.logging import logger
 
 from ingestbench.charts.registry import chart_files, chart_paths, report_charts
 from ingestbench.datasets import dataset_entries, of_entry, plan
+from ingestbench.preflight import say
 from ingestbench.storage.disk import check_needs, workflow_needs
 from ingestbench.workflow.rule_inputs import code_digest, readers_settings
 from ingestbench.server.versions import by_label, server_labels
@@ -17,6 +19,7 @@ from ingestbench.server.certificate import UNVERIFIED
 from ingestbench.variants import (
     NO_COPY_ROOT,
     NO_COPY_ROOT_PLANNED,
+    no_such_variant,
     parse_variant_name,
     server_unsupported,
 )
@@ -142,7 +145,15 @@ def derived_inputs(name):
 
 
 def variant_config(name):
-    return parse_variant_name(name).to_dict()
+    """A variant's settings from its name. A name that is none (a typo in a target) ends the
+    run here in one sentence naming the closest planned variant, with status 1 as the preflight
+    does: raised, it would end in an InputFunctionException and its traceback."""
+    try:
+        return parse_variant_name(name).to_dict()
+    except ValueError:
+        planned = [v.name for variants in VARIANTS.values() for v in variants]
+        say([no_such_variant(name, planned)], "ERROR")
+        sys.exit(1)
 
 
 def run_pairs():

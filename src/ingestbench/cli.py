@@ -123,17 +123,20 @@ def add_variants_parser(subparsers: argparse._SubParsersAction) -> argparse.Argu
 def run_variants(args: argparse.Namespace) -> int:
     from ingestbench.datasets import plan
     from ingestbench.preflight import load_checked
-    from ingestbench.workflow.experiments import listings
+    from ingestbench.server.versions import server_labels
+    from ingestbench.workflow.experiments import listings, plural
 
     config = load_checked(args.config)
-    for name, (label, variants) in plan(config).items():
-        print(f"{name} ({label}): {len(variants)} variants")
+    planned = plan(config)
+    count, experiments = listings(config, sum(len(variants) for _, variants in planned.values()))
+    servers = server_labels(config)  # every job of the run once per server (server.versions)
+    on = f", each on {len(servers)} servers ({', '.join(servers)})" if len(servers) > 1 else ""
+    print(f"{args.config} runs {count}{on}")  # what `snakemake` with this config runs
+    for name, (label, variants) in planned.items():
+        print(f"{name} ({label}): {plural(len(variants), 'variant')}")
         for v in variants:
             print(f"  {v.name}")
-    for key, lines in listings(config):  # each experiment whose section the config has
-        print(f"experiment {key}: {lines[0]}" if lines else f"experiment {key}")
-        for line in lines[1:]:
-            print(f"  {line}")
+    print("\n".join(experiments))
     return 0
 
 
@@ -142,7 +145,8 @@ def add_ingest_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
         "ingest",
         help="run one variant by hand on a fresh QuestDB (or the config's external one)",
         description=(
-            "Ingest a generated dataset with one variant, R repeats, and write its run file. "
+            "Ingest a dataset file (a generated one, or your own Parquet or CSV file) with one "
+            "variant, R repeats, and write its run file. "
             "Example: ingestbench ingest pandas-dataframe-parquet-http "
             "--data results/data/cpu-s4000-e250-seed42.parquet --out run.json"
         ),

@@ -8,7 +8,9 @@ May import: catalogue.
 
 from __future__ import annotations
 
+import difflib
 import itertools
+from collections.abc import Iterable
 from dataclasses import asdict, astuple, dataclass
 from typing import Any
 
@@ -34,6 +36,11 @@ NO_COPY_ROOT = (
     f"{' and '.join(COPY_ROOT_METHODS)} have the server read the file from there"
 )
 #: Said once before any job runs, when the config plans such variants.
+NO_SUCH_VARIANT = (
+    "{name} is not a variant's name{closest}; `ingestbench variants --config FILE` lists every "
+    "variant the config runs."
+)
+
 NO_COPY_ROOT_PLANNED = (
     "{variants}: recorded as unsupported without starting anything, because {reason}; to run "
     "them, set questdb.copy_root to the server's cairo.sql.copy.root as this machine sees it."
@@ -184,3 +191,12 @@ def parse_variant_name(name: str) -> Variant:
     if variant is None or variant.name != name:
         raise ValueError(f"not a valid variant name: {name!r}")
     return variant
+
+
+def no_such_variant(name: str, planned: Iterable[str]) -> str:
+    """The sentence for a name that is no variant (a typo in a Snakemake target), naming the
+    planned variant closest to it."""
+    closest = difflib.get_close_matches(name, sorted(set(planned)), n=1)
+    return NO_SUCH_VARIANT.format(
+        name=name, closest=f" (did you mean {closest[0]}?)" if closest else ""
+    )

@@ -71,7 +71,7 @@ def rendered(page, times: int) -> None:
     page.wait_for_selector(f"body[data-rendered='{times}']")
 
 
-#: The matrix's cells that hold a rate (an unsupported variant's cell holds its reason).
+#: The matrix's cells that hold a rate (an unsupported variant's cell names a note instead).
 MEASURED_CELLS = "#matrix tbody td.cell:not(.empty):not(.unsupported)"
 
 
@@ -206,21 +206,24 @@ def test_a_selection_changes_the_url_and_reopening_it_restores_it(browser, page,
 
 
 def test_the_charts_follow_the_selection_with_their_legend_above(page, site):
-    def bars(chart: str) -> int:
-        return page.locator(f"#{chart} svg .mark-rect path").count()
+    """The costs' charts (the rates are the matrix's own bars: no chart repeats them)."""
+
+    def bars() -> int:
+        return page.locator("#costs svg .mark-rect path").count()
 
     cells = page.locator(MEASURED_CELLS).count()
-    assert bars("chart") == cells and bars("costs") == 3 * cells
-    assert page.locator("#chart-legend .key").count() == 1
+    assert bars() == 3 * cells
+    assert page.locator("#chart, #chart-legend").count() == 0
+    assert page.locator("#costs-legend .key").count() == 1
     legend, chart = (
-        page.locator("#chart-legend").bounding_box(),
-        page.locator("#chart").bounding_box(),
+        page.locator("#costs-legend").bounding_box(),
+        page.locator("#costs").bounding_box(),
     )
     assert legend["y"] + legend["height"] <= chart["y"]
     page.locator(f"#runs-list input[value='{site[1]['id']}']").check()
     rendered(page, 2)
-    assert page.locator("#chart-legend .key").count() == 2
-    assert bars("chart") == page.locator(MEASURED_CELLS).count() > cells
+    assert page.locator("#costs-legend .key").count() == 2
+    assert bars() == 3 * page.locator(MEASURED_CELLS).count() > 3 * cells
 
 
 def test_the_run_details(page):
@@ -284,7 +287,8 @@ def test_one_run_alone_opens_and_says_why_it_has_no_history(browser, tmp_path):
 
 def test_own_data_is_named_and_an_unsupported_variant_shows_its_reason(browser, tmp_path):
     """Own data named like the summary names it (label, rows, columns, bytes); a variant that
-    cannot load it is a row with its reason, never ranked or charted."""
+    cannot load it is a row with its reason in its tooltip and a note under the matrix (not in
+    the cell, which would stretch it), never ranked or charted."""
     shutil.copytree(REFERENCE, tmp_path / "r")
     with_own_data(tmp_path / "r")
     out = write_site(tmp_path / "archive", tmp_path / "r", tmp_path / "index.html")
@@ -294,7 +298,13 @@ def test_own_data_is_named_and_an_unsupported_variant_shows_its_reason(browser, 
         assert option.startswith("mine: your data, 500 rows, 4 columns, 9.0 MiB")
         cell = page.locator(f"#matrix tr[data-variant='{OWN['unsupported']}'] td.cell")
         assert cell.locator(".badge").inner_text() == "unsupported"
-        assert cell.locator(".reason").inner_text() == OWN["reason"]
+        assert cell.locator(".note-ref").inner_text() == "1"
+        assert OWN["reason"] in cell.get_attribute("title")
+        assert OWN["reason"] not in cell.inner_text()
+        note = page.locator("#matrix-notes li[data-note='1']").inner_text()
+        assert note == f"{OWN['unsupported']} cannot load this data: {OWN['reason']}"
+        measured = page.locator(MEASURED_CELLS).first.bounding_box()
+        assert cell.bounding_box()["height"] <= measured["height"]  # no taller than a rate's
         assert matrix_rows(page)[-1] == OWN["unsupported"]  # unranked: last
         assert OWN["unsupported"] not in page.locator("#answer").inner_text()
         assert overflow(page) == 0 and page.problems == []

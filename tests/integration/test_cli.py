@@ -43,6 +43,31 @@ def test_variants_lists_the_matrix_of_a_config():
     assert "  pandas-to_sql-parquet-pg-b10000" in result.stdout
 
 
+def test_variants_lists_what_the_paced_and_delivery_configs_run():
+    """Their experiments' jobs in the count line and listed; the dtype matrix, which their run
+    does not take, in its heading alone."""
+    paced = ingestbench("variants", "--config", str(REPO / "configs" / "paced.yaml"))
+    assert paced.returncode == 0, paced.stderr
+    lines = paced.stdout.splitlines()
+    assert lines[0].endswith("configs/paced.yaml runs 1 variant, 11 paced jobs")
+    assert "cpu-s100-e200-seed42 (paced): 1 variant" in lines
+    assert "  cpu-s100-e200-seed42/pandas-rows-parquet-http-farrival" in lines
+    assert not any("polars Enum" in line for line in lines)
+    assert any(line.startswith("experiment dtype_matrix, not in this run: ") for line in lines)
+    delivery = ingestbench("variants", "--config", str(REPO / "configs" / "delivery.yaml"))
+    assert delivery.returncode == 0, delivery.stderr
+    lines = delivery.stdout.splitlines()
+    assert lines[0].endswith("configs/delivery.yaml runs 6 variants, 9 delivery paths")
+    assert "  server_parquet-http-dedup" in lines
+
+
+def test_ingest_help_offers_your_own_file():
+    result = ingestbench("ingest", "--help")
+    assert result.returncode == 0
+    said = " ".join(result.stdout.split())
+    assert "a generated one, or your own Parquet or CSV file" in said
+
+
 def test_variants_into_a_pipe_that_closes_early_prints_no_traceback():
     cmd = f"{sys.executable} -m ingestbench.cli variants --config configs/full.yaml | head -n 1"
     result = subprocess.run(cmd, shell=True, capture_output=True, text=True, cwd=REPO)

@@ -166,6 +166,36 @@ def test_own_data_is_named_and_an_unsupported_variant_kept_with_its_reason(tmp_p
         check({**doc, "variants": [{**gone, "status": "maybe"}]}, "x.json")
 
 
+def test_a_run_with_experiment_rows_archives_its_backfill_variants_only(tmp_path):
+    """Paced rows in summary.csv (status "paced", no format) are no backfill variant: archived,
+    they would fail the schema. Neither is a row another experiment adds with a status of its
+    own, nor does the delivery section of summary.md reach the archive."""
+    import pandas as pd
+
+    from ingestbench.paced.summary import PACED_STATUS
+
+    shutil.copytree(RESULTS, tmp_path / "r")
+    with_own_data(tmp_path / "r")  # unsupported rows too: those stay
+    summary = tmp_path / "r" / "summary.csv"
+    backfill = pd.read_csv(summary)
+    paced = pd.DataFrame([
+        {"dataset": "cpu-s100-e200-seed42", "variant": f"pandas-dataframe-parquet-http-f{flush}",
+         "status": PACED_STATUS, "library": "pandas", "method": "dataframe", "transport": "http",
+         "flush": flush, "paced_sustained_rows_per_s": 1000.0, "validated": True}
+        for flush in ("arrival", "rows", "interval")
+    ])  # fmt: skip
+    other = pd.DataFrame([{"dataset": "cpu-s100-e1000-seed42", "variant": "dataframe-http",
+                           "status": "delivery", "validated": False}])  # fmt: skip
+    pd.concat([backfill, paced, other], ignore_index=True).to_csv(summary, index=False)
+    with (tmp_path / "r" / "summary.md").open("a") as md:
+        md.write("\n## Delivery under faults\n\n| path | kill |\n| --- | --- |\n| x | lost |\n")
+    doc = read_document(write_document(tmp_path / "r", tmp_path / "archive", "paced"))
+    kept = sorted((v["dataset"], v["variant"]) for v in doc["variants"])
+    assert kept == sorted(zip(backfill["dataset"], backfill["variant"], strict=True))
+    assert len(read_summary(summary, unsupported=True)) == len(backfill)
+    assert len(read_summary(summary)) == (backfill["status"] != "unsupported").sum()
+
+
 def test_a_datasets_profile_is_archived_with_its_recommendation_as_sentences(tmp_path):
     shutil.copytree(RESULTS, tmp_path / "r")
     with_own_data(tmp_path / "r")

@@ -100,7 +100,7 @@ def test_a_name_or_a_way_the_registry_does_not_know_is_refused():
     with pytest.raises(ValueError, match="unknown chart 'pie'"):
         drawing("pie", "report")
     with pytest.raises(ValueError, match="not drawn for the report"):
-        drawing("rate", "report")
+        drawing("costs", "report")
     with pytest.raises(ValueError, match="no chart source"):
         report_charts("csv")
 

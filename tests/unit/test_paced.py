@@ -7,6 +7,7 @@ import copy
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from ingestbench.catalogue import paced_names
@@ -208,9 +209,10 @@ def test_the_summary_names_each_paths_highest_sustained_rate(tmp_path):
     assert text.startswith("# Ingestion benchmark summary")
     assert text.index("## Paced ingestion") > text.index("| # | variant |")
     assert text.endswith(md.strip("\n") + "\n")
-    both = read_summary(out_csv, unsupported=True)
+    both = pd.read_csv(out_csv)  # summary.csv holds the paced rows after the backfill's
     assert both[both["status"] == "paced"]["flush"].tolist() == ["arrival", "interval"]
-    assert "paced" not in set(read_summary(out_csv).get("status", []))  # not a backfill row
+    for backfill in (read_summary(out_csv), read_summary(out_csv, unsupported=True)):
+        assert "paced" not in set(backfill.get("status", []))  # not a backfill row
 
     # The chart, from paced.csv as its rule passes it in.
     from ingestbench.charts.draw import render_chart_files

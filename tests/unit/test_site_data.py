@@ -13,7 +13,7 @@ from ingestbench.charts.registry import page_charts, page_specs
 from ingestbench.publish.archive import build_document
 from ingestbench.publish.history import series
 from ingestbench.publish.site import history_groups, page
-from ingestbench.publish.specs import rate_chart
+from ingestbench.publish.specs import cost_charts
 from tests.helpers import REFERENCE
 
 
@@ -58,7 +58,7 @@ def test_every_chart_reads_the_pages_rows_and_colours_from_the_data():
     for spec in page_specs().values():
         text = json.dumps(spec)
         assert '"name": "rows"' in text and '"url"' not in text
-    assert '"scale": null' in json.dumps(rate_chart())  # the runs' swatches, as in the page
+    assert '"scale": null' in json.dumps(cost_charts())  # the runs' swatches, as in the page
 
 
 def test_the_page_inlines_the_runs_the_charts_and_the_history(doc):

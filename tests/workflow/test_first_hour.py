@@ -14,7 +14,7 @@ import yaml
 from ingestbench.config import SECRET_IN_CONFIG
 from ingestbench.dev.workflow_copy import copy_workflow
 from ingestbench.own.dataset import SAME_LABEL_OTHER_FILE
-from ingestbench.variants import NO_COPY_ROOT, NO_COPY_ROOT_PLANNED
+from ingestbench.variants import NO_COPY_ROOT, NO_COPY_ROOT_PLANNED, no_such_variant
 
 SECRET = "s3cret-typed-into-the-config-5e1f"
 
@@ -77,3 +77,20 @@ def test_one_label_for_another_file_is_refused_before_any_job(tmp_path):
                                             other="theirs.parquet")  # fmt: skip
     said = result.stdout + result.stderr
     assert sentence in said, said[-3000:]
+
+
+def test_a_mistyped_target_names_the_closest_variant_and_exits_1(tmp_path):
+    """A variant's typo in a Snakemake target ends in one sentence, as the preflight's do, not
+    in an InputFunctionException from a rule's input function and its traceback."""
+    workdir = copy_workflow(tmp_path)
+    for folder in ("runs", "validation"):
+        target = f"results/{folder}/cpu-s4000-e250-seed42/pandas-datafrme-parquet-http.json"
+        result = _run(workdir, {}, "-n", target)
+        assert result.returncode == 1
+        said = result.stdout + result.stderr
+        assert no_such_variant("pandas-datafrme-parquet-http", []) not in said  # a suggestion
+        sentence = no_such_variant(
+            "pandas-datafrme-parquet-http", ["pandas-dataframe-parquet-http"]
+        )
+        assert f"ERROR: {sentence}" in result.stderr, said[-2000:]
+        assert "Traceback" not in said and "InputFunctionException" not in said

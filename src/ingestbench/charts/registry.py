@@ -71,7 +71,6 @@ CHARTS: dict[str, Chart] = {
         report="ingestbench.dtypes.chart:draw_heatmap",
         formats=("png",),
     ),  # fmt: skip
-    "rate": Chart("Rows/s per run", "page", page=_SPECS + "rate_chart"),
     "costs": Chart("CPU and disk per run", "page", page=_SPECS + "cost_charts"),
     "history": Chart("Rows/s across archived runs", "page", page=_SPECS + "history_chart"),
 }

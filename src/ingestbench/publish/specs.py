@@ -14,7 +14,6 @@ from typing import Any
 
 #: Wide enough for the longest variant name; the bars get the rest of the 1280 px page.
 LABEL_LIMIT = 290
-RATE_WIDTH = 780
 SMALL_WIDTH = 290
 
 
@@ -42,33 +41,9 @@ def _colour():
     return alt.Color("color:N", scale=None, legend=None)
 
 
-def rate_chart() -> dict[str, Any]:
-    """Median rows/s per variant, a bar per run (min–max whiskers), each bar labelled with its
-    number."""
-    import altair as alt
-
-    base = alt.Chart(alt.NamedData("rows")).encode(y=_y(), yOffset=_offset())
-    x = alt.X("rate:Q", title="rows/s, end to end (median of the repeats)",
-              axis=alt.Axis(orient="top", format="~s"))  # fmt: skip
-    tooltip = [
-        alt.Tooltip("variant:N"),
-        alt.Tooltip("run:N"),
-        alt.Tooltip("rate:Q", title="rows/s", format=",.0f"),
-        alt.Tooltip("low:Q", title="min", format=",.0f"),
-        alt.Tooltip("high:Q", title="max", format=",.0f"),
-    ]
-    bars = base.mark_bar().encode(x=x, color=_colour(), tooltip=tooltip)
-    whiskers = base.mark_rule(color="#333").encode(x="low:Q", x2="high:Q")
-    numbers = base.mark_text(align="left", dx=4, fontSize=10, color="#333").encode(
-        x="high:Q", text=alt.Text("rate:Q", format=",.0f")
-    )
-    chart = (bars + whiskers + numbers).properties(width=RATE_WIDTH, height=alt.Step(14))
-    return chart.to_dict()
-
-
 def cost_charts() -> dict[str, Any]:
     """Client and server CPU-seconds per 1M rows and the table's size on disk, side by side,
-    the variants in the rate chart's order (labels on the first only)."""
+    the variants in the matrix's order (labels on the first only)."""
     import altair as alt
 
     def small(field: str, title: str, fmt: str, first: bool) -> alt.Chart:

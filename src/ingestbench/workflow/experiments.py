@@ -32,7 +32,8 @@ class Experiment:
     key: str  # its config section; present: the experiment is included
     rules: str  # its rules file, from the checkout
     settings: str  # (config, job or None) -> the settings slice its rule's job runs under
-    listing: str  # config -> the lines `ingestbench variants` prints for it
+    # config -> the lines `ingestbench variants` prints for it: a heading, then one item a line
+    listing: str
     bench: str | None  # its findings benchmark, from the checkout: benchmarks/bench_NAME.py
     changes_backfill: bool  # whether its key can change what the backfill measures
     check: str | None = None  # config -> one sentence per problem (the preflight)
@@ -48,6 +49,9 @@ class Experiment:
     # The results page has no experiment's section yet: the archive keeps the summary only.
     archive: str | None = None  # (results folder) -> its part of the archived document
     page: str | None = None  # (archived document) -> its section of the page
+    # What one item of its listing is, for the count line of `ingestbench variants` ("paced
+    # job"); None: its items add no work of their own (readers ride inside the ingest jobs).
+    counted_as: str | None = None
 
 
 EXPERIMENTS: tuple[Experiment, ...] = (
@@ -72,6 +76,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         summary_inputs=("paced.csv",),
         summary="paced.summary:summary_part",
         charts=("paced",),
+        counted_as="paced job",
     ),
     Experiment(
         key="delivery",
@@ -84,6 +89,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         summary_inputs=("delivery.csv",),
         summary="delivery.summary:summary_part",
         per_server=True,  # its one job loads the dataset on one server: a job per server
+        counted_as="delivery path",  # each under every fault of the section
     ),
     Experiment(
         key="dtype_matrix",
@@ -176,6 +182,25 @@ def section_checks(config: Mapping[str, Any]) -> list[str]:
     return [p for e in included(config) if e.check for p in hook(e.check)(config)]
 
 
-def listings(config: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
-    """(key, lines) of each included experiment, as `ingestbench variants` prints them."""
-    return [(e.key, hook(e.listing)(config)) for e in included(config)]
+def plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def listings(config: Mapping[str, Any], variants: int) -> tuple[str, list[str]]:
+    """What `ingestbench variants` prints of the experiments: the counts of what the config's
+    run does (`variants` of the backfill, then each experiment's items), and each included
+    experiment's lines; one outside the run (off, or outside `all`) as its heading alone, so the
+    listing says what `snakemake` with this config will run."""
+    in_run = {e.key for e in active(config) if e.in_all}
+    counts = [plural(variants, "variant")]
+    lines = []
+    for e in included(config):
+        heading, *items = hook(e.listing)(config) or [""]
+        if e.key not in in_run:
+            lines.append(f"experiment {e.key}, not in this run: {heading}".rstrip(": "))
+            continue
+        if e.counted_as:
+            counts.append(plural(len(items), e.counted_as))
+        lines.append(f"experiment {e.key}: {heading}".rstrip(": "))
+        lines += [f"  {item}" for item in items]
+    return ", ".join(counts), lines

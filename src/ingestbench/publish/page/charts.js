@@ -1,6 +1,6 @@
-// The charts (Vega-Lite specs from ingestbench.publish.specs, fed the selection): rows/s per
-// variant and run, then what each costs (client and server CPU per 1M rows, the table on disk).
-// Their legend is drawn above them from the runs' swatches, the same as in the checkboxes.
+// The charts (Vega-Lite specs from ingestbench.publish.specs, fed the selection): what each
+// variant costs per run (client and server CPU per 1M rows, the table on disk); its rates are the
+// matrix's own bars. Their legend is drawn above them from the runs' swatches, as in the checkboxes.
 
 const views = new Map();
 
@@ -29,7 +29,6 @@ function legend(runs) {
 
 async function renderCharts(m) {
   const values = chartRows(m);
-  for (const id of ["chart-legend", "costs-legend"]) document.getElementById(id).replaceChildren(...legend(m.runs));
-  await embed("chart", DATA.specs.rate, values);
+  document.getElementById("costs-legend").replaceChildren(...legend(m.runs));
   await embed("costs", DATA.specs.costs, values);
 }

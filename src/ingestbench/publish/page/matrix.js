@@ -4,7 +4,8 @@
 // load a dataframe: it is never the best and its cells stay unshaded.
 
 const isCeiling = (v) => v.method === CEILING;
-// A method that cannot load the dataset (own data): shown with its reason, never ranked.
+// A method that cannot load the dataset (own data): never ranked; its reason is in the cell's
+// tooltip and in a numbered note under the matrix, so a long one does not stretch the columns.
 const isUnsupported = (v) => v.status === "unsupported";
 const rateOf = (v) => (v && v.rows_per_s.median) || null;
 
@@ -60,12 +61,25 @@ function cellTitle(v) {
     `table on disk ${fmt(mib(v.table_disk_bytes))} MiB`, `validated: ${v.validated === null ? "unknown" : v.validated ? "yes" : "NO"}`].join("\n");
 }
 
+/** Each unsupported cell's reason, numbered once per distinct reason, with its variants. */
+function reasonNotes(m) {
+  const notes = new Map();
+  for (const row of m.rows) for (const run of m.runs) {
+    const v = row.cells.get(run.id);
+    if (!v || !isUnsupported(v)) continue;
+    if (!notes.has(v.reason)) notes.set(v.reason, { number: notes.size + 1, variants: new Set() });
+    notes.get(v.reason).variants.add(v.variant);
+  }
+  return notes;
+}
+
 function matrixCell(row, run, m) {
   const v = row.cells.get(run.id);
   if (!v) return el("td", { class: "cell empty", "data-run": run.id }, "–");
   if (isUnsupported(v)) {
+    const number = m.notes.get(v.reason).number;
     return el("td", { class: "cell unsupported", "data-run": run.id, title: `${v.variant} cannot load this data: ${v.reason}` },
-      el("span", { class: "badge unsupported" }, "unsupported"), el("br"), el("span", { class: "reason" }, v.reason));
+      el("span", { class: "badge unsupported" }, "unsupported"), el("sup", { class: "note-ref" }, String(number)));
   }
   const rate = rateOf(v);
   const times = isCeiling(v) ? null : timesBest(rate, row, run, m);
@@ -116,6 +130,7 @@ function barsCell(row, m, top) {
 }
 
 function renderMatrix(m) {
+  m.notes = reasonNotes(m);
   const published = new Map(DATA.published.map((p) => [p.variant, p]));
   const top = Math.max(1, ...m.rows.flatMap((row) => [...row.cells.values()].map((v) => v.rows_per_s.max || rateOf(v) || 0)));
   const head = el("tr", {}, sortHeader("variant", "variant"), ...m.runs.map(runHeader),
@@ -127,6 +142,10 @@ function renderMatrix(m) {
     state.published ? el("td", { class: "cell published" }, published.has(row.variant) ? fmt(published.get(row.variant).send_rows_per_s) : "") : null,
     barsCell(row, m, top)));
   document.getElementById("matrix").replaceChildren(el("thead", {}, head), el("tbody", {}, ...body));
+  const notes = document.getElementById("matrix-notes");
+  notes.hidden = !m.notes.size;
+  notes.replaceChildren(...[...m.notes].map(([reason, note]) =>
+    el("li", { "data-note": note.number }, `${[...note.variants].join(", ")} cannot load this data: ${reason}`)));
 }
 
 /** One sentence first: the newest selected run's fastest variants, against the best and the

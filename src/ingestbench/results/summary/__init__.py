@@ -35,6 +35,7 @@ from ingestbench.results.summary.rows import (
     SummaryError,
     _speedups,
     add_speedups,
+    backfill,
     host_columns,
     load_validations,
     measured,
@@ -138,11 +139,11 @@ def unsupported_row(record: RunFile) -> dict[str, Any]:
 
 
 def read_summary(path: Path, unsupported: bool = False) -> pd.DataFrame:
-    """summary.csv as written by write_summary (booleans and integers restored); the runs that
-    measured something, and with `unsupported` also those whose method cannot load the data."""
+    """summary.csv's backfill rows as written by write_summary (booleans and integers restored):
+    the runs that measured something, and with `unsupported` also those whose method cannot load
+    the data; never an experiment's rows (paced's), which are no variant of the backfill."""
     df = pd.read_csv(path)
-    if not unsupported:
-        df = measured(df).reset_index(drop=True)
+    df = (backfill(df) if unsupported else measured(df)).reset_index(drop=True)
     if "contended" in df:
         df["contended"] = df["contended"].map({True: True, "True": True}).fillna(False).astype(bool)
     if "validated" in df:

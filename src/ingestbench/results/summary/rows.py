@@ -53,10 +53,17 @@ class SummaryError(UserError):
     pass
 
 
+def backfill(df: pd.DataFrame) -> pd.DataFrame:
+    """The backfill's rows, measured or unsupported: no status (a summary without unsupported
+    runs), or one of those two. An experiment's rows carry a status of their own (paced's
+    "paced", ingestbench.paced.summary) and are no backfill variant, whatever it adds later."""
+    return df[df[STATUS].isna() | df[STATUS].isin((MEASURED, UNSUPPORTED))] if STATUS in df else df
+
+
 def measured(df: pd.DataFrame) -> pd.DataFrame:
-    """The rows of runs that measured something (all but the unsupported)."""
-    # Paced rows (status "paced", ingestbench.paced.summary) are no backfill measurement.
-    return df[~df[STATUS].isin((UNSUPPORTED, "paced"))] if STATUS in df else df
+    """The backfill's rows of runs that measured something (all but the unsupported)."""
+    rows = backfill(df)
+    return rows[rows[STATUS] != UNSUPPORTED] if STATUS in rows else rows
 
 
 def _num(value: Any) -> float:

@@ -495,7 +495,10 @@ def test_ctrl_c_of_the_workflow_mid_repeat_then_a_plain_rerun(private_cache, tmp
     dataset = {"label": "mid", "scale": 4000, "epochs": 50, "seed": 5}
     config = write_config(tmp_path / "c.yaml", repeats=3, datasets=[dataset],
                           questdb={"cache_dir": str(cache)})  # fmt: skip
-    run = workdir / "results/runs/cpu-s4000-e50-seed5/pandas-dataframe-parquet-tcp.json"
+    run = (
+        workdir
+        / f"results/runs/{QUESTDB_VERSION}/cpu-s4000-e50-seed5/pandas-dataframe-parquet-tcp.json"
+    )
     target = str(run.relative_to(workdir))
     proc = snakemake(workdir, config, target)
     tree = ProcessTree(proc)
@@ -520,7 +523,7 @@ def test_two_clones_at_once_share_the_jar_and_never_rerun_each_other(tmp_path):
     clones = [copy_workflow(new_dir(tmp_path / name)) for name in ("a", "b")]
     configs = [write_config(tmp_path / f"{c.name}.yaml", variants=variants, rows_cap=300,
                             questdb={"cache_dir": str(cache)}) for c in clones]  # fmt: skip
-    ds = "results/validation/cpu-s40-e50-seed7"
+    ds = f"results/validation/{QUESTDB_VERSION}/cpu-s40-e50-seed7"
     targets = [f"{ds}/pandas-dataframe-parquet-http.json", f"{ds}/pandas-rows-parquet-http.json",
                "results/environment.json"]  # fmt: skip
     procs = [snakemake(c, cfg, *targets) for c, cfg in zip(clones, configs, strict=True)]

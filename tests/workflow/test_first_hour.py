@@ -15,6 +15,7 @@ from ingestbench.config import SECRET_IN_CONFIG
 from ingestbench.dev.workflow_copy import copy_workflow
 from ingestbench.own.dataset import SAME_LABEL_OTHER_FILE
 from ingestbench.variants import NO_COPY_ROOT, NO_COPY_ROOT_PLANNED, no_such_variant
+from tests.helpers import QUESTDB_VERSION
 
 SECRET = "s3cret-typed-into-the-config-5e1f"
 
@@ -84,7 +85,8 @@ def test_a_mistyped_target_names_the_closest_variant_and_exits_1(tmp_path):
     in an InputFunctionException from a rule's input function and its traceback."""
     workdir = copy_workflow(tmp_path)
     for folder in ("runs", "validation"):
-        target = f"results/{folder}/cpu-s4000-e250-seed42/pandas-datafrme-parquet-http.json"
+        target = (f"results/{folder}/{QUESTDB_VERSION}/cpu-s4000-e250-seed42/"
+                  "pandas-datafrme-parquet-http.json")  # fmt: skip
         result = _run(workdir, {}, "-n", target)
         assert result.returncode == 1
         said = result.stdout + result.stderr

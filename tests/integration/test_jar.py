@@ -88,3 +88,9 @@ def test_a_jar_cached_before_records_existed_gets_its_record(cached_copy):
     record = jar.verify_jar(cached_copy, QUESTDB_VERSION)
     assert json.loads(jar.record_path(cached_copy).read_text()) == record
     assert record["size"] == cached_copy.stat().st_size
+
+
+def test_the_java_its_classes_target_is_read_from_their_class_files(questdb_jar, tmp_path):
+    """Java 17 for 9.3.4, whose manifest says it was built by JDK 24 (docs/server.md)."""
+    assert jar.class_java(questdb_jar) == 17
+    assert jar.class_java(tmp_path / "none.jar") is None

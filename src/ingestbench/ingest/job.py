@@ -69,7 +69,8 @@ def ingest_job(
         reason = kind.unsupported(variant, manifest)
     if reason is not None:  # decided before any server starts
         log.info("%s cannot run here: %s", variant.name, reason)
-        return write_unsupported(files, variant, kind.run_summary(manifest), reason)
+        return write_unsupported(files, variant, kind.run_summary(manifest), reason,
+                                 recorded_settings)  # fmt: skip
     contention = Contention().look()  # before this job's own server exists
     if settings.guards.exclusive:
         contention.refuse_if_busy()
@@ -88,7 +89,8 @@ def ingest_job(
             if reason is None:
                 raise
             log.info("%s could not load this table: %s", variant.name, reason)
-            return write_unsupported(files, variant, kind.run_summary(manifest), reason)
+            return write_unsupported(files, variant, kind.run_summary(manifest), reason,
+                                     recorded_settings)  # fmt: skip
     doc["contention"] = contention.to_dict()
     if contention.contended:
         log.warning("%s shared the machine with other work during its repeats (%s); its run "
@@ -100,7 +102,11 @@ def ingest_job(
 
 
 def write_unsupported(
-    files: IngestFiles, variant: Variant, dataset: dict[str, Any], reason: str
+    files: IngestFiles,
+    variant: Variant,
+    dataset: dict[str, Any],
+    reason: str,
+    settings: Mapping[str, Any] | None = None,
 ) -> RunFile:
     """The outputs of a job whose method cannot load this table (or cannot run against the
     configured server), as the ingest rule promises them: a run file without repeats that says
@@ -110,6 +116,8 @@ def write_unsupported(
     doc = {"schema_version": SCHEMA_VERSION, "dataset": dataset,
            "variant": variant.to_dict(), "rows": 0, "repeats": [],
            "unsupported": reason}  # fmt: skip
+    if settings is not None:  # its server (a version may lack what the path needs)
+        doc["settings"] = dict(settings)
     if files.actual:
         write_json_atomic(files.actual, {"schema_version": SCHEMA_VERSION, "unsupported": reason})
     if files.export:

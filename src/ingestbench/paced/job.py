@@ -101,8 +101,14 @@ def run_steps(
     whether it fails in every repeat)."""
     warmup = run_unpaced(qdb, path, spec, source, paced, protocol, work_dir, None)
     unpaced = run_unpaced(qdb, path, spec, source, paced, protocol, work_dir,
-                          warmup["sent_rows_per_s"])  # fmt: skip
+                          warmup["warm_rows_per_s"])  # fmt: skip
     maximum = unpaced["visible_rows_per_s"]
+    if not maximum > 0:
+        raise PacedError(
+            f"{path.name}: no row became visible during the unpaced step's "
+            f"{unpaced['measured_s']:.1f} s window, so it has no maximum to pace from; see the "
+            f"server log, or lengthen paced.step_s."
+        )
     rates = rate_list(paced, maximum)
     out, lowest_failed = [warmup, unpaced], math.inf
     for repeat in range(paced.repeats):
@@ -149,7 +155,9 @@ def run_unpaced(
         offsets = np.arange(count) * 1e-3  # stamped a millisecond apart: any increasing time
     else:
         name, until = "unpaced", paced.lead_in_s + paced.step_s
-        count = min(MAX_UNPACED_ROWS, int(2 * estimate_rows_per_s * until)) // k + 1
+        # twice the warm-up's rate (it ran cold), never fewer than ten warm-ups' arrivals
+        count = max(10 * paced.warmup_arrivals,
+                    int(min(MAX_UNPACED_ROWS, 2 * estimate_rows_per_s * until)) // k + 1)  # fmt: skip
         offsets = np.arange(count) * (k / (2 * estimate_rows_per_s))
     rows = stamped_rows(source, spec, offsets, k, paced.cycled, work_dir / f"{name}.parquet")
     arrivals = arrivals_of(read_rows(rows, path, spec), path, k, count)
@@ -161,8 +169,9 @@ def run_unpaced(
     start = released.due[0]
     t0, t1 = (start, released.accepted[-1]) if until is None else (
         start + paced.lead_in_s, min(start + until, released.accepted[-1]))  # fmt: skip
-    first, end = np.searchsorted(released.due, [t0, t1])
-    window = Window(int(first), max(int(end), int(first) + 2), t0, t1, None)
+    first, end = (int(i) for i in np.searchsorted(released.due, [t0, t1]))
+    first = min(first, released.sent - 2)  # a pool spent before the lead-in ended: its end
+    window = Window(first, max(end, first + 2), released.due[first], t1, None)
     figures = step_figures(window, released.due, released.started, released.accepted, visible,
                            sampler.samples, sampler.failed_at, k, paced.latency_bound_s,
                            P999_ARRIVALS)  # fmt: skip
@@ -178,6 +187,10 @@ def run_unpaced(
         "status": "measured" if figures.measured else "not measured",
     }
     doc["validation"] = validate_step(qdb, table, rows, released.sent * k, work_dir)
+    # the warm-up's second half, once the path is warm (a first call may compile or connect)
+    half = released.sent // 2
+    warm_s = released.accepted[-1] - released.started[half]
+    doc["warm_rows_per_s"] = (released.sent - half) * k / warm_s if warm_s > 0 else math.inf
     return doc
 
 
@@ -204,13 +217,14 @@ def run_repeat(
                         work_dir / f"repeat{repeat}.parquet")  # fmt: skip
     arrivals = arrivals_of(read_rows(rows, path, spec), path, k, count)
     table = fresh_table(qdb, spec, f"r{repeat}")
-    rate_at = np.empty(count)
-    for seg in planned.segments:
-        rate_at[seg.first : seg.end] = seg.rows_per_s
+    starts = {seg.first: before for seg, before in zip(planned.segments[1:], planned.segments)}
 
     def go_on(i: int, late_s: float) -> bool:
+        """Checked as each step starts, on the one before it (never mid-step)."""
+        if (before := starts.get(i)) is None:
+            return True
         seen = sampler.samples[-1].visible if sampler.samples else 0
-        return late_s <= 2 * bound and i * k - seen <= 2 * bound * rate_at[i] + k
+        return late_s <= 2 * bound and i * k - seen <= 2 * bound * before.rows_per_s + k
 
     with sampler_on(qdb, table, paced) as sampler:
         with open_path(qdb, path, table, paced, protocol, columns_of(spec)) as sender:

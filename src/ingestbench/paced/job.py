@@ -156,8 +156,8 @@ def run_unpaced(
     else:
         name, until = "unpaced", paced.lead_in_s + paced.step_s
         # twice the warm-up's rate (it ran cold), never fewer than ten warm-ups' arrivals
-        count = max(10 * paced.warmup_arrivals,
-                    int(min(MAX_UNPACED_ROWS, 2 * estimate_rows_per_s * until)) // k + 1)  # fmt: skip
+        most = int(min(MAX_UNPACED_ROWS, 2 * estimate_rows_per_s * until))
+        count = max(10 * paced.warmup_arrivals, most // k + 1)
         offsets = np.arange(count) * (k / (2 * estimate_rows_per_s))
     rows = stamped_rows(source, spec, offsets, k, paced.cycled, work_dir / f"{name}.parquet")
     arrivals = arrivals_of(read_rows(rows, path, spec), path, k, count)
@@ -217,7 +217,8 @@ def run_repeat(
                         work_dir / f"repeat{repeat}.parquet")  # fmt: skip
     arrivals = arrivals_of(read_rows(rows, path, spec), path, k, count)
     table = fresh_table(qdb, spec, f"r{repeat}")
-    starts = {seg.first: before for seg, before in zip(planned.segments[1:], planned.segments)}
+    pairs = zip(planned.segments[1:], planned.segments[:-1], strict=True)
+    starts = {seg.first: before for seg, before in pairs}
 
     def go_on(i: int, late_s: float) -> bool:
         """Checked as each step starts, on the one before it (never mid-step)."""

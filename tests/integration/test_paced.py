@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from ingestbench.paced.job import run_steps
@@ -45,3 +46,35 @@ def test_every_flush_mode_validates_row_for_row(questdb, tiny_dataset, tmp_path,
     assert 0 < paced["latency"]["p50"] <= paced["latency"]["p99"] <= paced["latency"]["max"]
     assert paced["resolution_s"] >= 0.05
     json.dumps(steps)  # the record is plain JSON
+
+
+def test_own_data_is_paced_at_a_low_rate_stamped_when_due(questdb, tmp_path):
+    """Your own Parquet file: its rows in file order, stamped when due and cycled past the
+    file's 200 rows, at 50 rows/s (no step is skipped for its length), each table compared
+    with the rows as stamped. Its strings are longer than 9 bytes: QuestDB's Parquet export
+    read shorter VARCHARs of a fresh table back as NULL here (the trades example's venue)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ingestbench.own.dataset import OwnDataset
+    from ingestbench.own.manifest import write_own_manifest
+    from ingestbench.paced.job import _spec
+
+    data = tmp_path / "meters.parquet"
+    n = 200
+    pq.write_table(pa.table({
+        "ts": pa.array(np.arange(n) * 1_000_000, pa.timestamp("us")),
+        "meter": [f"meter-number-{i % 7:04d}" for i in range(n)],
+        "reading": np.linspace(0.0, 1.0, n),
+    }), data)  # fmt: skip
+    entry = {"label": "meters", "path": str(data)}
+    manifest = write_own_manifest(OwnDataset.from_config(entry), tmp_path / "m.json")
+    spec = _spec(manifest, data, "meters")  # as the job reads it, from the manifest
+    settings = paced_settings(rates_of_max=(), rates_rows_per_s=(50.0,), step_s=2.0,
+                              lead_in_s=0.5, warmup_arrivals=10)  # fmt: skip
+    path = PacedPath("pandas", "dataframe", "http", "arrival")
+    steps = run_steps(questdb, path, spec, data, settings, 2, tmp_path / "work")
+    paced = steps[-1]
+    assert paced["rows_per_s"] == 50.0 and paced["status"] != "skipped"
+    assert paced["validation"]["ok"] and paced["validation"]["rows"] > 100
+    assert steps[1]["validation"]["rows"] > n  # the unpaced step cycled the file's rows

@@ -328,3 +328,9 @@ def test_the_paced_configs_check_clean():
         config = load_config(REPO / "configs" / name)
         assert check(config) == [], name
         assert yaml.safe_load((REPO / "configs" / name).read_text())["paced"]["paths"]
+
+
+def test_an_own_dataset_can_be_paced():
+    config = copy.deepcopy(_config())
+    config["datasets"] = [{"label": "mine", "path": "x.parquet"}]
+    assert check(config) == []

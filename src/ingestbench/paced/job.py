@@ -23,13 +23,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from ingestbench.config import QuestDBSettings
 from ingestbench.errors import UserError
 from ingestbench.paced.latency import Window, step_figures, visible_at
 from ingestbench.paced.names import PACED_FORMAT, PacedPath
 from ingestbench.paced.paths import arrivals_of, open_path
-from ingestbench.paced.rows import stamped_rows
+from ingestbench.paced.rows import reading, source_rows, stamped_rows
 from ingestbench.paced.schedule import plan, release
 from ingestbench.paced.settings import P999_ARRIVALS, PacedSettings
 from ingestbench.readers.sampler import VisibilitySampler
@@ -99,6 +100,8 @@ def run_steps(
     """The warm-up, the unpaced step, then each repeat's rates: a list of their records. A
     repeat runs only the rates up to the lowest one that failed so far (that one again, to see
     whether it fails in every repeat)."""
+    source = source_rows(spec, Path(source))  # once: every step's rows are cut from it
+    Path(work_dir).mkdir(parents=True, exist_ok=True)
     warmup = run_unpaced(qdb, path, spec, source, paced, protocol, work_dir, None)
     unpaced = run_unpaced(qdb, path, spec, source, paced, protocol, work_dir,
                           warmup["warm_rows_per_s"])  # fmt: skip
@@ -139,7 +142,7 @@ def run_unpaced(
     qdb: QuestDB,
     path: PacedPath,
     spec: TableSpec,
-    source: Path,
+    source: Path | pa.Table,  # the dataset's Parquet, or its rows read once
     paced: PacedSettings,
     protocol: int,
     work_dir: Path,
@@ -160,6 +163,7 @@ def run_unpaced(
         count = max(10 * paced.warmup_arrivals, most // k + 1)
         offsets = np.arange(count) * (k / (2 * estimate_rows_per_s))
     rows = stamped_rows(source, spec, offsets, k, paced.cycled, work_dir / f"{name}.parquet")
+    spec = reading(spec, rows)
     arrivals = arrivals_of(read_rows(rows, path, spec), path, k, count)
     table = fresh_table(qdb, spec, name)
     with sampler_on(qdb, table, paced) as sampler:
@@ -198,7 +202,7 @@ def run_repeat(
     qdb: QuestDB,
     path: PacedPath,
     spec: TableSpec,
-    source: Path,
+    source: Path | pa.Table,  # the dataset's Parquet, or its rows read once
     paced: PacedSettings,
     protocol: int,
     rates: list[float],
@@ -215,6 +219,7 @@ def run_repeat(
     count = len(planned.offsets)
     rows = stamped_rows(source, spec, planned.offsets, k, paced.cycled,
                         work_dir / f"repeat{repeat}.parquet")  # fmt: skip
+    spec = reading(spec, rows)
     arrivals = arrivals_of(read_rows(rows, path, spec), path, k, count)
     table = fresh_table(qdb, spec, f"r{repeat}")
     pairs = zip(planned.segments[1:], planned.segments[:-1], strict=True)

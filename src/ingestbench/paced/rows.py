@@ -6,6 +6,7 @@ table with."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -23,15 +24,42 @@ class RowsError(UserError):
     pass
 
 
-def stamped_rows(source: Path, spec: TableSpec, offsets_s: np.ndarray, arrival_rows: int,
+def source_rows(spec: TableSpec, parquet: Path) -> pa.Table:
+    """The dataset's rows in file order, as Arrow: its kind's own reader where it has one (your
+    own Parquet or CSV file, typed as the clients read it), else the dataset's Parquet."""
+    from ingestbench.datasets import of_spec
+
+    frames = of_spec(spec).frames(spec)
+    if frames is None:
+        return pq.read_table(parquet, columns=list(spec.columns))
+    table = frames.read("polars", 0, None).to_arrow()
+    # back to the types the clients read the file with (polars reads strings as large ones)
+    types = dict(getattr(spec, "source").types)
+    return pa.table({c: table.column(c).cast(types[c]) if c in types else table.column(c)
+                     for c in spec.columns})  # fmt: skip
+
+
+def reading(spec: TableSpec, rows: Path) -> TableSpec:
+    """The spec with the rows written for a step as its source, for a kind that reads its own
+    source (your own file): its readers and its validation then read what was sent."""
+    source = getattr(spec, "source", None)
+    if source is None:
+        return spec
+    moved = dataclasses.replace(source, path=str(rows), format="parquet", directory=False,
+                                hive=False)  # fmt: skip
+    return dataclasses.replace(spec, source=moved)
+
+
+def stamped_rows(table: pa.Table, spec: TableSpec, offsets_s: np.ndarray, arrival_rows: int,
                  cycled: bool, out: Path) -> Path:  # fmt: skip
     """Write the rows of arrivals due at `offsets_s` (seconds from the repeat's start) to `out`."""
-    table = pq.read_table(source, columns=list(spec.columns))
+    if isinstance(table, (str, Path)):  # the dataset's Parquet, read here
+        table = source_rows(spec, Path(table))
     rows = len(offsets_s) * arrival_rows
     if not cycled:
         if rows > table.num_rows:
             raise RowsError(
-                f"{source.name} has {table.num_rows:,} rows and the steps send {rows:,} with "
+                f"the dataset has {table.num_rows:,} rows and the steps send {rows:,} with "
                 f"paced.timestamps: file, which never repeats a row; give a larger file, lower "
                 f"the rates or set paced.timestamps: due (rows cycled, stamped when due)."
             )

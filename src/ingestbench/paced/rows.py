@@ -34,7 +34,7 @@ def source_rows(spec: TableSpec, parquet: Path) -> pa.Table:
         return pq.read_table(parquet, columns=list(spec.columns))
     table = frames.read("polars", 0, None).to_arrow()
     # back to the types the clients read the file with (polars reads strings as large ones)
-    types = dict(getattr(spec, "source").types)
+    types = dict(spec.source.types)  # type: ignore[attr-defined]  # a kind with frames has one
     return pa.table({c: table.column(c).cast(types[c]) if c in types else table.column(c)
                      for c in spec.columns})  # fmt: skip
 

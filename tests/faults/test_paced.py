@@ -50,7 +50,18 @@ def test_a_server_paused_mid_step_shows_in_the_steps_maximum(own_server, tiny_da
     pid = own_server.pid
 
     def pause() -> None:
-        time.sleep(2.0)  # the rows are stamped and the table made first (under a second)
+        # once the repeat's first rows are visible (its rows are cut and its table made
+        # first, which a loaded machine slows), then a second on: inside the window
+        table = own_server.table_name("paced_r0")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if own_server.scalar(f"SELECT count() FROM {table}"):
+                    break
+            except Exception:  # not created yet
+                pass
+            time.sleep(0.05)
+        time.sleep(1.0)
         os.kill(pid, signal.SIGSTOP)
         try:
             time.sleep(PAUSE_S)

@@ -32,7 +32,7 @@ PATHS = [
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.name)
 def test_every_flush_mode_validates_row_for_row(questdb, tiny_dataset, tmp_path, path):
-    """Warm-up, unpaced and a paced step at a tenth... of the maximum, each table checked
+    """Warm-up, unpaced and a paced step at 0.3 of the maximum, each table checked
     against the rows it was sent, as stamped, by DuckDB (the job raises on any difference)."""
     steps = run_steps(questdb, path, cpu_spec(), tiny_dataset["parquet"], paced_settings(), 2,
                       tmp_path)  # fmt: skip
@@ -41,7 +41,8 @@ def test_every_flush_mode_validates_row_for_row(questdb, tiny_dataset, tmp_path,
     unpaced, paced = steps[1], steps[2]
     assert unpaced["visible_rows_per_s"] > 0 and unpaced["measured_s"] > 0.5
     assert paced["rows_per_s"] == pytest.approx(0.3 * unpaced["visible_rows_per_s"])
-    assert paced["measured_s"] == pytest.approx(1.5, rel=0.05)
+    # whole arrivals: within one arrival's period of step_s
+    assert abs(paced["measured_s"] - 1.5) <= 5 / paced["rows_per_s"]
     assert paced["latency"]["p999"] is None and "fewer than 10,000" in paced["p999_note"]
     assert 0 < paced["latency"]["p50"] <= paced["latency"]["p99"] <= paced["latency"]["max"]
     assert paced["resolution_s"] >= 0.05

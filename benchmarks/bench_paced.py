@@ -38,22 +38,21 @@ def job_seconds(results: Path) -> list[tuple[str, float]]:
 def steps_table(results: Path) -> list[str]:
     df = read_paced_table(results / "paced.csv")
     df = df[df["kind"] != "warmup"]
-    lines = ["| variant | step | offered rows/s | achieved rows/s | p50 | p99 | p99.9 | max | "
-             "service p50 | service p99 | sustained |", "|---|---|---:|---:|---:|---:|---:|---:|"
-             "---:|---:|---|"]  # fmt: skip
+    lines = ["| variant | repeat | offered rows/s | sent rows/s | visible rows/s | measured s | "
+             "p50 | p99 | p99.9 | max | resolution | service p99 | status |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]  # fmt: skip
     for _, r in df.iterrows():
+        offered = "unpaced" if r["kind"] == "unpaced" else f"{r['offered_rows_per_s']:,.0f}"
         if isinstance(r["skipped"], str):
-            lines.append(f"| {r['variant']} | {r['step']} | {r['offered_rows_per_s']:,.0f} | "
-                         f"skipped: {r['skipped']} | | | | | | | |")  # fmt: skip
+            lines.append(f"| {r['variant']} | {r['repeat']} | {offered} | {r['status']}: "
+                         f"{r['skipped']} | | | | | | | | | |")  # fmt: skip
             continue
         res = r["resolution_s"]
-        offered = "unpaced" if r["kind"] == "unpaced" else f"{r['offered_rows_per_s']:,.0f}"
         lat = [latency_text(r[f"latency_{k}_s"], res) for k in ("p50", "p99", "p999", "max")]
-        service = [f"{r[f'service_{k}_s'] * 1000:.1f} ms" for k in ("p50", "p99")]
-        verdict = "yes" if r["sustained"] else "no (behind)" if not r["keeps_up"] else "no (rising)"
-        lines.append(f"| {r['variant']} | {r['step']} | {offered} | "
-                     f"{r['achieved_rows_per_s']:,.0f} | {' | '.join(lat)} | "
-                     f"{' | '.join(service)} | {verdict} |")  # fmt: skip
+        lines.append(f"| {r['variant']} | {r['repeat']} | {offered} | "
+                     f"{r['sent_rows_per_s']:,.0f} | {r['visible_rows_per_s']:,.0f} | "
+                     f"{r['measured_s']:.1f} | {' | '.join(lat)} | {res:.2f} s | "
+                     f"{r['service_p99_s'] * 1000:.1f} ms | {r['status']} |")  # fmt: skip
     return lines
 
 

@@ -13,13 +13,12 @@ import time
 import psutil
 import pytest
 
-from ingestbench.paced.job import Step, measure_step, run_step, run_steps
+from ingestbench.paced.job import run_repeat, run_steps
 from ingestbench.paced.names import PacedPath
 from ingestbench.server.process import embedded_server
-from ingestbench.server.table import recreate_table
 from ingestbench.tsbs.columns import cpu_spec
 from tests.helpers import STARTUP_S
-from tests.integration.test_paced import frame_of, paced_settings
+from tests.integration.test_paced import paced_settings
 
 PAUSE_S = 1.0
 
@@ -41,48 +40,55 @@ def _zombie(pid: int) -> bool:
         return True
 
 
-def test_a_server_paused_mid_step_shows_in_the_steps_maximum(own_server, tiny_dataset):
-    """SIGSTOP for 1 s, 1 s into a 3 s step: the arrivals due meanwhile wait for the server
-    (over HTTP each flush waits for its answer), and every latency counts from its schedule, so
-    the step's maximum is at least the pause minus the sampler's resolution."""
-    settings = paced_settings(arrival_rows=5, step_arrivals=150, sample_interval_s=0.1)
+def test_a_server_paused_mid_step_shows_in_the_steps_maximum(own_server, tiny_dataset, tmp_path):
+    """SIGSTOP for 1 s inside a 3 s measured window (after a 0.5 s lead-in): the arrivals due
+    meanwhile wait for the server (over HTTP each flush waits for its answer), and every latency
+    counts from its schedule, so the window's maximum is at least the pause minus the
+    sampler's interval."""
+    settings = paced_settings(lead_in_s=0.5, step_s=3.0, sample_interval_s=0.1)
     path = PacedPath("pandas", "dataframe", "http", "arrival")
-    table = cpu_spec(table="paced_paused")
-    recreate_table(own_server, table)
     pid = own_server.pid
 
-    def pause_later() -> None:
-        def pause() -> None:
-            time.sleep(1.0)
-            os.kill(pid, signal.SIGSTOP)
+    def pause() -> None:
+        # once the repeat's first rows are visible (its rows are cut and its table made
+        # first, which a loaded machine slows), then a second on: inside the window
+        table = own_server.table_name("paced_r0")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
             try:
-                time.sleep(PAUSE_S)
-            finally:
-                os.kill(pid, signal.SIGCONT)
+                if own_server.scalar(f"SELECT count() FROM {table}"):
+                    break
+            except Exception:  # not created yet
+                pass
+            time.sleep(0.05)
+        time.sleep(1.0)
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            time.sleep(PAUSE_S)
+        finally:
+            os.kill(pid, signal.SIGCONT)
 
-        threading.Thread(target=pause, daemon=True).start()
+    threading.Thread(target=pause, daemon=True).start()
+    (step,) = run_repeat(own_server, path, cpu_spec(), tiny_dataset["parquet"], settings, 2,
+                         [250.0], 0, tmp_path)  # fmt: skip
+    print(f"paused {PAUSE_S} s: latency {step['latency']}, service {step['service']}")
+    assert step["latency"]["max"] >= PAUSE_S - settings.sample_interval_s
+    assert step["service"]["max"] >= PAUSE_S - settings.sample_interval_s  # the flush waited
+    assert step["validation"]["ok"]
 
-    figures = measure_step(own_server, path, table, frame_of(tiny_dataset), settings, 2,
-                           Step("paused", "paced", 150, 250.0), during=pause_later)  # fmt: skip
-    print(f"paused {PAUSE_S} s: latency {figures.latency}, service {figures.service}")
-    assert figures.latency["max"] >= PAUSE_S - settings.sample_interval_s
-    assert figures.service["max"] >= PAUSE_S - settings.sample_interval_s  # the flush waited
-    assert own_server.scalar(f"SELECT count() FROM {table.table}") == 750
 
-
-def test_auto_flush_by_interval_waits_for_the_next_arrival(own_server, tiny_dataset):
+def test_auto_flush_by_interval_waits_for_the_next_arrival(own_server, tiny_dataset, tmp_path):
     """The client checks its interval (counted from its last flush) only when a row is added:
     with a 1 s interval and an arrival every 0.9 s, the first arrival goes out with the third
     (1.8 s after it was due), where a timer would have sent it after 1 s."""
-    settings = paced_settings(arrival_rows=5, auto_flush_interval_ms=1000)
+    settings = paced_settings(arrival_rows=5, auto_flush_interval_ms=1000, lead_in_s=0,
+                              step_s=5.4)  # fmt: skip
     path = PacedPath("pandas", "dataframe", "http", "interval")
-    table = cpu_spec(table="paced_interval")
-    recreate_table(own_server, table)
     gap = 0.9
-    figures = measure_step(own_server, path, table, frame_of(tiny_dataset), settings, 2,
-                           Step("sparse", "paced", 6, 5 / gap))  # fmt: skip
-    print(f"interval 1 s, an arrival every {gap} s: latency {figures.latency}")
-    assert figures.latency["max"] >= 2 * gap - settings.sample_interval_s > 1.0 + 0.5
+    (step,) = run_repeat(own_server, path, cpu_spec(), tiny_dataset["parquet"], settings, 2,
+                         [5 / gap], 0, tmp_path)  # fmt: skip
+    print(f"interval 1 s, an arrival every {gap} s: latency {step['latency']}")
+    assert step["latency"]["max"] >= 2 * gap - settings.sample_interval_s > 1.0 + 0.5
 
 
 @pytest.mark.parametrize(
@@ -98,20 +104,20 @@ def test_auto_flush_by_interval_waits_for_the_next_arrival(own_server, tiny_data
     ids=lambda p: p.name,
 )
 def test_the_other_paths_validate_row_for_row(own_server, tiny_dataset, tmp_path, path):
-    steps = run_steps(own_server, path, cpu_spec(), frame_of(tiny_dataset, path.library),
-                      paced_settings(), 2, tiny_dataset["parquet"], tmp_path)  # fmt: skip
-    assert [s["validation"]["rows"] for s in steps] == [50, 500, 500]
+    steps = run_steps(own_server, path, cpu_spec(), tiny_dataset["parquet"],
+                      paced_settings(step_s=2.0, lead_in_s=1.0), 2, tmp_path)  # fmt: skip
+    assert [s["kind"] for s in steps] == ["warmup", "unpaced", "paced"]
+    assert all(s["validation"]["ok"] for s in steps)
 
 
 def test_a_step_within_the_path_is_sustained(questdb, tiny_dataset, tmp_path):
-    """A slow step (10 arrivals a second) is sustained. Here, not in the integration tier: whether
-    a machine keeps a schedule depends on what else it runs, and that tier shares it."""
+    """A slow step (10 arrivals a second) passes. Here, not in the integration tier: whether a
+    machine keeps a schedule depends on what else it runs, and that tier shares it."""
     path = PacedPath("pandas", "dataframe", "http", "arrival")
-    settings = paced_settings(step_arrivals=60)
-    slow = Step("slow", "paced", 60, 50.0)
-    step = run_step(questdb, path, cpu_spec(), frame_of(tiny_dataset), settings, 2, slow,
-                    tiny_dataset["parquet"], tmp_path)  # fmt: skip
-    assert step["sustained"] and step["keeps_up"] and not step["rising"]
-    assert step["achieved_rows_per_s"] == pytest.approx(50.0, rel=0.01)
-    # 10 arrivals a second, each visible within a few sampling intervals
+    settings = paced_settings(step_s=4.0, lead_in_s=1.0)
+    (step,) = run_repeat(questdb, path, cpu_spec(), tiny_dataset["parquet"], settings, 2,
+                         [50.0], 0, tmp_path)  # fmt: skip
+    assert step["status"] == "pass" and step["keeps_up"] and not step["rising"]
+    assert step["released_rows_per_s"] == pytest.approx(50.0, rel=0.01)
+    assert step["visible_rows_per_s"] == pytest.approx(50.0, rel=0.15)
     assert step["latency"]["p99"] < 1.0

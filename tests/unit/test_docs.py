@@ -78,6 +78,11 @@ NOT_MEASURED = {
         "16 MiB": "ingestbench.ingest.methods.ilp_file.BLOCK_BYTES",
         "28×": "QuestDB's published claim, quoted",
         "92×": "QuestDB's published claim, quoted",
+        "5 s": "paced.lead_in_s's default (schemas/config.schema.yaml)",
+        "10 s": "paced.step_s's default (schemas/config.schema.yaml)",
+        "5 %": "ingestbench.paced.latency.BACKLOG_SHARE",
+        "0.01 s": "ingestbench.paced.latency.RISE_SLOPE",
+        "1 %": "ingestbench.paced.latency.RISE_SLOPE, as a share of the time",
     },
     "methods.md": {"30 s": "config.yaml's out-of-order lag"},
     "own-data.md": {

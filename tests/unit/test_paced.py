@@ -64,21 +64,41 @@ def test_each_problem_is_one_sentence_naming_key_value_and_fix():
     config = _config(paths=[{"library": "none", "method": "server_parquet", "transport": "http"},
                             {"library": "pandas", "method": "executemany", "transport": "pg",
                              "flush_modes": ["rows"]}],
-                     rates_of_max=[], step_arrivals=5000)  # fmt: skip
+                     rates_rows_per_s=[5000], timestamps="file")  # fmt: skip
     problems = check(config)
-    assert len(problems) == 4, problems
+    assert len(problems) == 3, problems
     assert "paced.paths[0]" in problems[0] and "has no arrivals to pace" in problems[0]
     assert "paced.paths[1]" in problems[1] and "not by 'rows'" in problems[1]
-    assert "no rate" in problems[2]
-    assert "20,000 rows" in problems[3] and "50,000" in problems[3] and "epochs" in problems[3]
+    assert "20,000 rows" in problems[2] and "timestamps is file" in problems[2]
+    assert "epochs" in problems[2] and "timestamps: due" in problems[2]
     assert all(p.endswith(".") and p.count(". ") == 0 for p in problems)
 
 
-def test_an_own_dataset_is_refused_for_paced_runs():
-    config = _config()
-    config = copy.deepcopy(config)
-    config["datasets"] = [{"label": "mine", "path": "x.parquet"}]
-    assert any("TSBS" in p and "'mine'" in p for p in check(config))
+def test_no_rate_is_refused():
+    (problem,) = check(_config(rates_of_max=[]))
+    assert "no rate" in problem and problem.endswith(".")
+
+
+@pytest.mark.parametrize(
+    "over, key, fix",
+    [
+        ({"step_s": 1, "sample_interval_s": 0.1}, "paced.step_s is 1 s", "at least 2"),
+        ({"sample_interval_s": 2.0, "latency_bound_s": 1.0, "step_s": 60},
+         "paced.sample_interval_s is 2 s, longer than paced.latency_bound_s", "at most 0.5"),
+        ({"sample_interval_s": 0.4, "latency_bound_s": 0.5},
+         "paced.latency_bound_s is 0.5 s, below the sampler's resolution", "at least 0.8"),
+    ],
+)  # fmt: skip
+def test_settings_that_cannot_measure_a_step_are_refused(over, key, fix):
+    (problem,) = check(_config(**over))
+    assert key in problem and fix in problem and problem.endswith(".")
+
+
+def test_a_file_too_small_for_its_own_timestamps_is_refused_and_due_stamps_cycle_it():
+    few = _config(rates_rows_per_s=[100_000], timestamps="file")
+    (problem,) = check(few)
+    assert "timestamps is file" in problem and "rows cycled" in problem
+    assert check(_config(rates_rows_per_s=[100_000])) == []  # stamped when due: rows repeat
 
 
 def test_paced_asks_the_kind_whether_it_can_pace_a_dataset_and_its_rows(monkeypatch):
@@ -93,7 +113,8 @@ def test_paced_asks_the_kind_whether_it_can_pace_a_dataset_and_its_rows(monkeypa
     assert any("dataset 'p' is made up;" in p for p in check(config))
     monkeypatch.setattr(TSBS_CPU, "why_not_paced", lambda entry: None)
     monkeypatch.setattr(TSBS_CPU, "stated_rows", lambda entry: 7)
-    (problem,) = check(config)
+    assert check(config) == []  # stamped when due, rows cycle: any size will do
+    (problem,) = check(_config(timestamps="file", rates_rows_per_s=[1000]))
     assert problem.startswith("dataset 'p' has 7 rows") and "epochs to at least" in problem
 
 
@@ -114,29 +135,46 @@ def test_histogram_percentiles_match_a_sorted_list_within_its_precision(seed):
 
 def test_p999_needs_enough_arrivals():
     assert latency.percentiles(np.full(100, 0.2), with_p999=False)["p999"] is None
+    figures = _figures(np.full(400, 0.05), 1000.0)
+    assert figures.latency["p999"] is None and "400 measured arrivals" in figures.p999_note
 
 
-def _figures(latencies, offered, started=None, resolution=0.1):
+def _figures(latencies, offered, started=None, gap=0.05, bound=1.0):
+    """A window of arrivals 10 ms apart (10 rows each), sampled every `gap` seconds."""
+    from ingestbench.readers.sampler import Sample
+
     n = len(latencies)
     due = np.arange(n) * 0.01
     started = due if started is None else started
-    return latency.step_figures(due, started, due + np.asarray(latencies), np.full(n, 1e-3),
-                                10, offered, resolution, 1000)  # fmt: skip
+    visible = due + np.asarray(latencies)
+    ends = np.arange(-gap, due[-1] + 2 * gap + max(latencies), gap)
+    seen = [int(((visible <= t).sum()) * 10) for t in ends]
+    samples = [Sample(t, t, v, 0, 0, 0) for t, v in zip(ends, seen, strict=True)]
+    window = latency.Window(0, n, 0.0, float(due[-1] + 0.01), offered)
+    return latency.step_figures(window, due, started, started + 1e-3, visible, samples, [], 10,
+                                bound, 10_000)  # fmt: skip
 
 
 def test_a_growing_backlog_is_rising_and_a_sawtooth_is_not():
     grows = _figures(np.linspace(0.05, 3.0, 400), 1000.0)
-    assert grows.rising and not grows.sustained and grows.keeps_up
+    assert grows.rising and not grows.passed and not grows.keeps_up
     saw = _figures(np.tile(np.linspace(0.01, 0.25, 25), 16), 1000.0)
-    assert not saw.rising and saw.sustained and saw.within(1.0)
+    assert not saw.rising and saw.keeps_up and saw.passed and saw.status == "pass"
+    assert saw.visible_rows_per_s == pytest.approx(1000.0, rel=0.1)
 
 
 def test_a_producer_behind_its_schedule_does_not_keep_up():
     n = 400
     started = np.arange(n) * 0.0125  # 80 arrivals of 10 rows a second against 100 due
     figures = _figures(np.full(n, 0.05), 1000.0, started=started)
-    assert figures.achieved_rows_per_s == pytest.approx(800.0)
-    assert not figures.keeps_up and not figures.sustained
+    assert figures.released_rows_per_s == pytest.approx(800.0)
+    assert not figures.keeps_up and not figures.passed
+
+
+def test_a_sampler_gap_over_half_the_bound_is_not_measured_never_a_pass():
+    figures = _figures(np.full(400, 0.05), 1000.0, gap=0.6, bound=1.0)
+    assert figures.resolution_s == pytest.approx(0.6)
+    assert not figures.measured and not figures.passed and figures.status == "not measured"
 
 
 def test_the_schedule_is_fixed_in_advance_and_lateness_is_not_made_up():
@@ -145,10 +183,42 @@ def test_the_schedule_is_fixed_in_advance_and_lateness_is_not_made_up():
     def send(arrival):
         sent.append(arrival)
 
-    due = release(list(range(5)), send, lambda: None, arrivals_per_s=100.0)
+    due = release(list(range(5)), send, lambda: None, np.arange(5) * 0.01)
     assert sent == [0, 1, 2, 3, 4]
     assert np.allclose(np.diff(due.due), 0.01)
     assert (due.started >= due.due - 1e-9).all()
+
+
+def test_a_plan_puts_each_window_between_its_lead_in_and_its_tail():
+    from ingestbench.paced.schedule import plan
+
+    planned = plan([100.0, 200.0], 10, 1.0, 2.0, lambda rate: 0.5)
+    first, second = planned.segments
+    assert (first.first, first.window_first, first.window_end, first.end) == (0, 10, 30, 35)
+    assert (second.first, second.window_first, second.window_end) == (35, 55, 95)
+    assert planned.offsets[second.first] == pytest.approx(3.5)  # back to back
+    assert np.all(np.diff(planned.offsets) > 0)
+
+
+def test_rows_are_stamped_when_due_and_cycled(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ingestbench.paced.rows import RowsError, stamped_rows
+    from ingestbench.tsbs.columns import cpu_spec
+
+    spec = cpu_spec()
+    source = tmp_path / "src.parquet"
+    table = {c: [1.0, 2.0, 3.0] for c in spec.fields} | {t: ["a", "b", "c"] for t in spec.tags}
+    table[spec.timestamp] = pa.array([10**9, 2 * 10**9, 3 * 10**9], pa.timestamp("ns"))
+    pq.write_table(pa.table(table), source)
+    out = stamped_rows(source, spec, np.array([0.0, 0.5, 1.0]), 2, True, tmp_path / "o.parquet")
+    got = pq.read_table(out)
+    assert got.num_rows == 6 and got.column(spec.tags[0]).to_pylist() == list("abcabc")
+    stamps = got.column(spec.timestamp).cast(pa.int64()).to_pylist()
+    assert stamps == [10**9, 10**9, 15 * 10**8, 15 * 10**8, 2 * 10**9, 2 * 10**9]
+    with pytest.raises(RowsError, match="never repeats a row"):
+        stamped_rows(source, spec, np.array([0.0, 0.5]), 2, False, tmp_path / "f.parquet")
 
 
 def _record(tmp_path, variant, flush, steps):
@@ -160,13 +230,37 @@ def _record(tmp_path, variant, flush, steps):
     return path
 
 
-def _step(kind, rate, p99, sustained=True):
+def _step(kind, rate, p99, passed=True, repeat=0):
     lat = {"p50": p99 / 2, "p90": p99, "p99": p99, "p999": None, "max": p99 * 2}
-    return {"name": kind, "kind": kind, "rows_per_s": rate, "of_max": None,
-            "achieved_rows_per_s": rate or 5000.0, "arrivals": 1000, "rows": 10_000,
-            "first_quarter_p50_s": 0.1, "last_quarter_p50_s": 0.1, "keeps_up": sustained,
-            "rising": False, "sustained": sustained, "resolution_s": 0.1, "latency": lat,
-            "service": lat, "validation": {"ok": True}}  # fmt: skip
+    return {"name": kind, "kind": kind, "rows_per_s": rate, "of_max": None, "repeat": repeat,
+            "released_rows_per_s": rate or 5000.0, "sent_rows_per_s": rate or 5000.0,
+            "visible_rows_per_s": rate or 5000.0, "backlog_rows_per_s": 0.0,
+            "latency_slope": 0.0, "measured_s": 10.0, "arrivals": 1000, "rows": 10_000,
+            "p999_note": "1,000 measured arrivals, fewer than 10,000", "keeps_up": passed,
+            "rising": False, "measured": True, "passed": passed, "within_bound": passed,
+            "status": "pass" if passed else "fail", "resolution_s": 0.1, "failed_samples": 0,
+            "latency": lat, "service": lat, "validation": {"ok": True}}  # fmt: skip
+
+
+def test_a_failure_below_a_passing_rate_caps_the_sustained_rate(tmp_path):
+    """Sustained means the whole way up, in every repeat: 3,000 passed in both repeats but
+    2,000 failed in the second, so the path sustains 1,000."""
+    steps = [_step("unpaced", None, 0.01)]
+    for repeat in (0, 1):
+        steps += [_step("paced", 1000.0, 0.05, repeat=repeat),
+                  _step("paced", 2000.0, 0.2, passed=repeat == 0, repeat=repeat),
+                  _step("paced", 3000.0, 0.3, repeat=repeat)]  # fmt: skip
+    a = _record(tmp_path, "pandas-dataframe-parquet-http-farrival", "arrival", steps)
+    csv = tmp_path / "paced.csv"
+    best = highest_sustained(read_paced_table(_written([a], csv)))
+    (row,) = best.to_dict("records")
+    assert row["paced_sustained_rows_per_s"] == 1000.0 and row["paced_repeats"] == 2
+    assert "up to 1,000 rows/s" in markdown(read_paced_table(csv))
+
+
+def _written(records, csv):
+    write_paced_table(records, csv)
+    return csv
 
 
 def test_the_summary_names_each_paths_highest_sustained_rate(tmp_path):
@@ -178,17 +272,17 @@ def test_the_summary_names_each_paths_highest_sustained_rate(tmp_path):
             _step("unpaced", None, 0.01),
             _step("paced", 1000.0, 0.05),
             _step("paced", 3000.0, 0.5),
-            _step("paced", 6000.0, 4.0, sustained=False),
+            _step("paced", 6000.0, 4.0, passed=False),
         ],
     )
     b = _record(tmp_path, "pandas-dataframe-parquet-http-finterval", "interval",
                 [_step("unpaced", None, 0.3), _step("paced", 2000.0, 0.05),
-                 _step("paced", 4000.0, 1.5)])  # fmt: skip
+                 _step("paced", 4000.0, 1.5, passed=False)])  # fmt: skip
     csv = tmp_path / "paced.csv"
     write_paced_table([a, b], csv)
     df = read_paced_table(csv)
     assert len(df) == 7
-    assert df[df["kind"] == "paced"]["within_bound"].tolist().count(True) == 3
+    assert df[df["kind"] == "paced"]["passed"].tolist().count(True) == 3
     best = highest_sustained(df).set_index("flush")
     assert best.loc["arrival", "paced_sustained_rows_per_s"] == 3000.0
     assert best.loc["interval", "paced_sustained_rows_per_s"] == 2000.0
@@ -236,3 +330,9 @@ def test_the_paced_configs_check_clean():
         config = load_config(REPO / "configs" / name)
         assert check(config) == [], name
         assert yaml.safe_load((REPO / "configs" / name).read_text())["paced"]["paths"]
+
+
+def test_an_own_dataset_can_be_paced():
+    config = copy.deepcopy(_config())
+    config["datasets"] = [{"label": "mine", "path": "x.parquet"}]
+    assert check(config) == []

@@ -1,32 +1,37 @@
 """One paced job: a fresh server, then one path with one flush mode through its steps.
 
-The steps, each into a fresh table and each validated row for row (DuckDB, against the
-dataset's first rows: every step starts at the first row, and the dataset holds the longest
-step, so no timestamp repeats):
+1. warm-up: `warmup_arrivals` arrivals as fast as the path goes (its rate sizes the next);
+2. unpaced: back to back for a lead-in and `step_s`; the slope of rows visible over the window
+   after the lead-in is the path's maximum;
+3. `repeats` times: every rate (rates_of_max times that maximum, and rates_rows_per_s), slowest
+   first, back to back on one connection and one fresh table, each step a lead-in, `step_s`
+   measured and a tail of one flush period (schedule.plan), so neither a cold start nor the
+   final flush falls in a measured window.
 
-1. warm-up: `warmup_arrivals` arrivals as fast as the path goes, untimed;
-2. unpaced: `step_arrivals` arrivals back to back; its rows over the time from the first send
-   to the last row visible is the path's maximum;
-3. paced: one step per rate (rates_of_max times that maximum, and rates_rows_per_s), slowest
-   first, each `step_arrivals` arrivals on a fixed schedule.
+Each table is exported and compared row for row with the rows it was sent, as stamped (rows).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
+import math
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from ingestbench.config import QuestDBSettings
 from ingestbench.errors import UserError
-from ingestbench.paced.latency import StepFigures, step_figures, visible_at
+from ingestbench.paced.latency import Window, step_figures, visible_at
 from ingestbench.paced.names import PACED_FORMAT, PacedPath
 from ingestbench.paced.paths import arrivals_of, open_path
-from ingestbench.paced.schedule import release
+from ingestbench.paced.rows import reading, source_rows, stamped_rows
+from ingestbench.paced.schedule import plan, release
 from ingestbench.paced.settings import P999_ARRIVALS, PacedSettings
 from ingestbench.readers.sampler import VisibilitySampler
 from ingestbench.server.handle import QuestDB
@@ -34,22 +39,14 @@ from ingestbench.storage.files import load_json, write_json_atomic
 from ingestbench.tables.spec import TableSpec
 
 log = logging.getLogger(__name__)
-RECORD_VERSION = 1
+RECORD_VERSION = 2
+#: The unpaced step's rows at most (cut before it starts, held in memory): a path faster than
+#: this over lead-in and window ends its window early, and its record says how long it was.
+MAX_UNPACED_ROWS = 3_000_000
 
 
 class PacedError(UserError):
     pass
-
-
-@dataclasses.dataclass(frozen=True)
-class Step:
-    """What one step runs: its name, arrivals and offered rate (None: unpaced)."""
-
-    name: str
-    kind: str  # warmup, unpaced, paced
-    arrivals: int
-    rows_per_s: float | None = None
-    of_max: float | None = None
 
 
 def paced_job(
@@ -72,9 +69,9 @@ def paced_job(
 
     manifest = load_json(manifest_path, "dataset manifest")
     spec = _spec(manifest, parquet, table)
-    frame = _frame(parquet, path, spec, paced.step_rows)
+    fresh_dir(work_dir)
     with questdb_server(server, jar, server_log) as qdb:
-        steps = run_steps(qdb, path, spec, frame, paced, protocol, parquet, work_dir)
+        steps = run_steps(qdb, path, spec, parquet, paced, protocol, work_dir)
         version = qdb.version()
     doc = {
         "record_version": RECORD_VERSION,
@@ -95,126 +92,231 @@ def run_steps(
     qdb: QuestDB,
     path: PacedPath,
     spec: TableSpec,
-    frame: Any,
+    source: Path,
     paced: PacedSettings,
     protocol: int,
-    parquet: Path,
     work_dir: Path,
 ) -> list[dict[str, Any]]:
-    """The warm-up, the unpaced step, then each rate's step: a list of their records."""
-    out = []
-    plan = [Step("warmup", "warmup", paced.warmup_arrivals),
-            Step("unpaced", "unpaced", paced.step_arrivals)]  # fmt: skip
-    for step in plan:
-        out.append(run_step(qdb, path, spec, frame, paced, protocol, step, parquet, work_dir))
-    maximum = out[-1]["achieved_rows_per_s"]
-    for step in rate_steps(paced, maximum):
-        planned_s = step.arrivals * paced.arrival_rows / step.rows_per_s
-        if planned_s > paced.max_step_s:
-            log.warning("%s: step %s skipped: it would last %.0f s (paced.max_step_s %.0f)",
-                        path.name, step.name, planned_s, paced.max_step_s)  # fmt: skip
-            why = f"it would last {planned_s:.0f} s, over paced.max_step_s ({paced.max_step_s:g})"
-            out.append({**dataclasses.asdict(step), "skipped": why})
-            continue
-        out.append(run_step(qdb, path, spec, frame, paced, protocol, step, parquet, work_dir))
+    """The warm-up, the unpaced step, then each repeat's rates: a list of their records. A
+    repeat runs only the rates up to the lowest one that failed so far (that one again, to see
+    whether it fails in every repeat)."""
+    source = source_rows(spec, Path(source))  # once: every step's rows are cut from it
+    Path(work_dir).mkdir(parents=True, exist_ok=True)
+    warmup = run_unpaced(qdb, path, spec, source, paced, protocol, work_dir, None)
+    unpaced = run_unpaced(qdb, path, spec, source, paced, protocol, work_dir,
+                          warmup["warm_rows_per_s"])  # fmt: skip
+    maximum = unpaced["visible_rows_per_s"]
+    if not maximum > 0:
+        raise PacedError(
+            f"{path.name}: no row became visible during the unpaced step's "
+            f"{unpaced['measured_s']:.1f} s window, so it has no maximum to pace from; see the "
+            f"server log, or lengthen paced.step_s."
+        )
+    rates = rate_list(paced, maximum)
+    out, lowest_failed = [warmup, unpaced], math.inf
+    for repeat in range(paced.repeats):
+        ran = [r for r, _f in rates if r <= lowest_failed]
+        steps = run_repeat(qdb, path, spec, source, paced, protocol, ran, repeat, work_dir)
+        for step in steps:
+            step["of_max"] = dict(rates).get(step["rows_per_s"])
+        failed = [s["rows_per_s"] for s in steps if s.get("status") != "pass"]
+        lowest_failed = min([lowest_failed, *failed])
+        out += steps + [skipped(r, repeat, lowest_failed) for r, _f in rates if r not in ran]
     return out
 
 
-def rate_steps(paced: PacedSettings, maximum: float) -> list[Step]:
-    """One step per offered rate, slowest first."""
+def rate_list(paced: PacedSettings, maximum: float) -> list[tuple[float, float | None]]:
+    """Each offered rate with its fraction of the maximum (None: given in rows/s), slowest first."""
     rates = [(f * maximum, f) for f in paced.rates_of_max]
     rates += [(r, None) for r in paced.rates_rows_per_s]
-    rates.sort(key=lambda r: r[0])
-    return [Step(f"rate{i + 1}", "paced", paced.step_arrivals, rate, f)
-            for i, (rate, f) in enumerate(rates)]  # fmt: skip
+    return sorted(rates, key=lambda r: r[0])
 
 
-def run_step(
+def skipped(rate: float, repeat: int, failed: float) -> dict[str, Any]:
+    why = f"a lower rate ({failed:,.0f} rows/s) failed before it"
+    return {"name": f"{rate:.0f}", "kind": "paced", "repeat": repeat, "rows_per_s": rate,
+            "status": "skipped", "skipped": why}  # fmt: skip
+
+
+def run_unpaced(
     qdb: QuestDB,
     path: PacedPath,
     spec: TableSpec,
-    frame: Any,
+    source: Path | pa.Table,  # the dataset's Parquet, or its rows read once
     paced: PacedSettings,
     protocol: int,
-    step: Step,
-    parquet: Path | None,
     work_dir: Path,
+    estimate_rows_per_s: float | None,
 ) -> dict[str, Any]:
-    """One step into a fresh table, its figures, then its table validated row for row."""
-    from ingestbench.server.table import recreate_table
-
-    table = dataclasses.replace(spec, table=qdb.table_name(f"paced_{step.name}"))
-    recreate_table(qdb, table)
-    figures = measure_step(qdb, path, table, frame, paced, protocol, step)
-    log.info("%s %s: offered %s rows/s, achieved %.0f, p99 %.3f s, max %.3f s%s",
-             path.name, step.name, f"{step.rows_per_s:.0f}" if step.rows_per_s else "-",
-             figures.achieved_rows_per_s, figures.latency["p99"], figures.latency["max"],
-             "" if figures.sustained else " (not sustained)")  # fmt: skip
-    doc = {**dataclasses.asdict(step), "table": table.table, **figures.to_dict()}
-    if parquet is not None:
-        doc["validation"] = validate_step(qdb, table, parquet, figures.rows, work_dir)
+    """Without an estimate, the warm-up: `warmup_arrivals` back to back, untimed but for its
+    rate. With one, the unpaced step: back to back for its lead-in and `step_s`, on arrivals
+    enough for twice the warm-up's rate; the slope of rows visible over the window after the
+    lead-in is the path's maximum."""
+    k = paced.arrival_rows
+    if estimate_rows_per_s is None:
+        name, count, until = "warmup", paced.warmup_arrivals, None
+        offsets = np.arange(count) * 1e-3  # stamped a millisecond apart: any increasing time
+    else:
+        name, until = "unpaced", paced.lead_in_s + paced.step_s
+        # twice the warm-up's rate (it ran cold), never fewer than ten warm-ups' arrivals
+        most = int(min(MAX_UNPACED_ROWS, 2 * estimate_rows_per_s * until))
+        count = max(10 * paced.warmup_arrivals, most // k + 1)
+        offsets = np.arange(count) * (k / (2 * estimate_rows_per_s))
+    rows = stamped_rows(source, spec, offsets, k, paced.cycled, work_dir / f"{name}.parquet")
+    spec = reading(spec, rows)
+    arrivals = arrivals_of(read_rows(rows, path, spec), path, k, count)
+    table = fresh_table(qdb, spec, name)
+    with sampler_on(qdb, table, paced) as sampler:
+        with open_path(qdb, path, table, paced, protocol, columns_of(spec)) as sender:
+            released = release(arrivals, sender.send, sender.finish, None, until_s=until)
+        visible = seen_all(sampler, released.sent * k, paced, path, name)
+    start = released.due[0]
+    t0, t1 = (start, released.accepted[-1]) if until is None else (
+        start + paced.lead_in_s, min(start + until, released.accepted[-1]))  # fmt: skip
+    first, end = (int(i) for i in np.searchsorted(released.due, [t0, t1]))
+    first = min(first, released.sent - 2)  # a pool spent before the lead-in ended: its end
+    window = Window(first, max(end, first + 2), released.due[first], t1, None)
+    figures = step_figures(window, released.due, released.started, released.accepted, visible,
+                           sampler.samples, sampler.failed_at, k, paced.latency_bound_s,
+                           P999_ARRIVALS)  # fmt: skip
+    log.info("%s %s: %.0f rows/s sent, %.0f visible over %.1f s", path.name, name,
+             figures.sent_rows_per_s, figures.visible_rows_per_s, figures.measured_s)  # fmt: skip
+    doc = {
+        "name": name,
+        "kind": name,
+        "repeat": None,
+        "rows_per_s": None,
+        "table": table.table,
+        **figures.to_dict(),
+        # the warm-up is not judged; the unpaced step is measured or not, never passed
+        "status": "untimed"
+        if until is None
+        else "measured"
+        if figures.measured
+        else "not measured",
+    }
+    doc["validation"] = validate_step(qdb, table, rows, released.sent * k, work_dir)
+    # the warm-up's second half, once the path is warm (a first call may compile or connect)
+    half = released.sent // 2
+    warm_s = released.accepted[-1] - released.started[half]
+    doc["warm_rows_per_s"] = (released.sent - half) * k / warm_s if warm_s > 0 else math.inf
     return doc
 
 
-def measure_step(
+def run_repeat(
     qdb: QuestDB,
     path: PacedPath,
-    table: TableSpec,
-    frame: Any,
+    spec: TableSpec,
+    source: Path | pa.Table,  # the dataset's Parquet, or its rows read once
     paced: PacedSettings,
     protocol: int,
-    step: Step,
-    during=None,
-) -> StepFigures:
-    """Send the step's arrivals on schedule while the sampler watches the table; its figures.
-    `during(start)` runs once the schedule starts (a test pauses the server there)."""
-    k = paced.arrival_rows
-    arrivals = arrivals_of(frame, path, k, step.arrivals)
-    cumulative = (np.arange(step.arrivals) + 1) * k
-    per_s = step.rows_per_s / k if step.rows_per_s else None
-    columns = list(frame.columns)
+    rates: list[float],
+    repeat: int,
+    work_dir: Path,
+) -> list[dict[str, Any]]:
+    """Every rate's step back to back on one connection and one fresh table (each lead-in
+    after the previous step's tail), its rows cut and stamped before it starts. A step whose
+    producer runs later than twice the bound, or whose backlog exceeds twice the bound's rows,
+    has failed beyond doubt: the repeat stops there."""
+    k, bound = paced.arrival_rows, paced.latency_bound_s
+    planned = plan(rates, k, paced.lead_in_s, paced.step_s,
+                   lambda rate: paced.tail_s(rate, path.flush))  # fmt: skip
+    count = len(planned.offsets)
+    rows = stamped_rows(source, spec, planned.offsets, k, paced.cycled,
+                        work_dir / f"repeat{repeat}.parquet")  # fmt: skip
+    spec = reading(spec, rows)
+    arrivals = arrivals_of(read_rows(rows, path, spec), path, k, count)
+    table = fresh_table(qdb, spec, f"r{repeat}")
+    pairs = zip(planned.segments[1:], planned.segments[:-1], strict=True)
+    starts = {seg.first: before for seg, before in pairs}
+
+    def go_on(i: int, late_s: float) -> bool:
+        """Checked as each step starts, on the one before it (never mid-step)."""
+        if (before := starts.get(i)) is None:
+            return True
+        seen = sampler.samples[-1].visible if sampler.samples else 0
+        return late_s <= 2 * bound and i * k - seen <= 2 * bound * before.rows_per_s + k
+
+    with sampler_on(qdb, table, paced) as sampler:
+        with open_path(qdb, path, table, paced, protocol, columns_of(spec)) as sender:
+            released = release(arrivals, sender.send, sender.finish, planned.offsets, go_on=go_on)
+        visible = seen_all(sampler, released.sent * k, paced, path, f"repeat {repeat}")
+    validation = validate_step(qdb, table, rows, released.sent * k, work_dir)
+    out = []
+    for seg in planned.segments:
+        step = {"name": f"{seg.rows_per_s:.0f}", "kind": "paced", "repeat": repeat,
+                "rows_per_s": seg.rows_per_s, "table": table.table}  # fmt: skip
+        if seg.end > released.sent:
+            out.append(step | {"status": "stopped", "skipped": "the repeat stopped after a "
+                               "step that failed beyond doubt"})  # fmt: skip
+            continue
+        due = released.due
+        window = Window(seg.window_first, seg.window_end, due[seg.window_first],
+                        due[seg.window_end - 1] + k / seg.rows_per_s, seg.rows_per_s)  # fmt: skip
+        figures = step_figures(window, due, released.started, released.accepted, visible,
+                               sampler.samples, sampler.failed_at, k, bound,
+                               P999_ARRIVALS)  # fmt: skip
+        log.info("%s repeat %d at %.0f rows/s: visible %.0f, p99 %.3f s, %s", path.name,
+                 repeat, seg.rows_per_s, figures.visible_rows_per_s, figures.latency["p99"],
+                 figures.status)  # fmt: skip
+        out.append(step | figures.to_dict() | {"validation": validation})
+    return out
+
+
+def fresh_table(qdb: QuestDB, spec: TableSpec, name: str) -> TableSpec:
+    from ingestbench.server.table import recreate_table
+
+    table = dataclasses.replace(spec, table=qdb.table_name(f"paced_{name}"))
+    recreate_table(qdb, table)
+    return table
+
+
+@contextlib.contextmanager
+def sampler_on(qdb: QuestDB, table: TableSpec, paced: PacedSettings) -> Iterator[VisibilitySampler]:
+    """The visibility sampler on `table`, its baseline taken before any row is sent."""
     sampler = VisibilitySampler(qdb.url, qdb.access.http_kwargs(), table.table,
                                 paced.sample_interval_s)  # fmt: skip
     with sampler:
-        sampler.wait_for(0, paced.visible_timeout_s)  # the baseline sample, before any row
-        with open_path(qdb, path, table, paced, protocol, columns) as sender:
-            if during is not None:
-                during()
-            released = release(arrivals, sender.send, sender.finish, per_s)
-        if not sampler.wait_for(int(cumulative[-1]), paced.visible_timeout_s):
-            seen = sampler.samples[-1].visible if sampler.samples else 0
-            raise PacedError(
-                f"{path.name}: step {step.name} sent {cumulative[-1]} rows and {seen} were "
-                f"visible {paced.visible_timeout_s:g} s after its last arrival; see the server "
-                f"log, or raise paced.visible_timeout_s."
-            )
-    visible = visible_at(sampler.samples, cumulative)
-    figures = step_figures(released.due, released.started, visible, released.service_s, k,
-                           step.rows_per_s, paced.sample_interval_s, P999_ARRIVALS)  # fmt: skip
-    if step.rows_per_s is None:  # unpaced: end to end, first send to last row visible
-        span = float(np.nanmax(visible) - released.started[0])
-        figures = dataclasses.replace(figures, achieved_rows_per_s=float(figures.rows / span))
-    return figures
+        sampler.wait_for(0, paced.visible_timeout_s)
+        yield sampler
+
+
+def seen_all(sampler: VisibilitySampler, rows: int, paced: PacedSettings, path: PacedPath,
+             what: str) -> np.ndarray:  # fmt: skip
+    """Wait until every row sent is visible; when each arrival's last row first was."""
+    if not sampler.wait_for(rows, paced.visible_timeout_s):
+        seen = sampler.samples[-1].visible if sampler.samples else 0
+        raise PacedError(
+            f"{path.name}: {what} sent {rows} rows and {seen} were visible "
+            f"{paced.visible_timeout_s:g} s after its last arrival; see the server log, or "
+            f"raise paced.visible_timeout_s."
+        )
+    return visible_at(sampler.samples, np.arange(1, rows // paced.arrival_rows + 1)
+                      * paced.arrival_rows)  # fmt: skip
+
+
+def columns_of(spec: TableSpec) -> list[str]:
+    return list(spec.columns)
 
 
 def validate_step(
-    qdb: QuestDB, table: TableSpec, parquet: Path, rows: int, work_dir: Path
+    qdb: QuestDB, table: TableSpec, sent: Path, rows: int, work_dir: Path
 ) -> dict[str, Any]:
-    """The step's table exported and compared with the dataset's first `rows` rows, row for row
-    (DuckDB, both ways); a difference fails the job."""
+    """The table exported and compared with the first `rows` rows of `sent` (the rows as
+    stamped), row for row (DuckDB, both ways); a difference fails the job."""
     from ingestbench.validate import export_table, row_level_comparison
 
     export = Path(work_dir) / f"{table.table}.parquet"
     try:
         export_table(qdb, table.table, export)
-        result = row_level_comparison(parquet, export, rows, max_differences=3, spec=table)
+        result = row_level_comparison(sent, export, rows, max_differences=3, spec=table)
     finally:
         export.unlink(missing_ok=True)
     ok = (not result.get("columns_missing_in_export") and result.get("missing") == 0
           and result.get("unexpected") == 0 and result.get("export_rows") == rows)  # fmt: skip
     if not ok:
         raise PacedError(
-            f"table {table.table} does not hold the dataset's first {rows} rows row for row "
+            f"table {table.table} does not hold the {rows} rows it was sent, row for row "
             f"({ {k: v for k, v in result.items() if not k.startswith('first_')} }); see the "
             f"server log and rerun the job."
         )
@@ -230,11 +332,11 @@ def _spec(manifest: dict[str, Any], parquet: Path, table: str) -> TableSpec:
     return sources[0].spec
 
 
-def _frame(parquet: Path, path: PacedPath, spec: TableSpec, rows: int) -> Any:
-    """The dataset's first `rows` rows in the path's library (read before the server starts)."""
-    from ingestbench.ingest.frames.readers import head, read_frame
+def read_rows(rows: Path, path: PacedPath, spec: TableSpec) -> Any:
+    """The rows written for a step in the path's library (read before it starts)."""
+    from ingestbench.ingest.frames.readers import read_frame
 
-    return head(read_frame(Path(parquet), path.library, PACED_FORMAT, spec=spec), rows)
+    return read_frame(rows, path.library, PACED_FORMAT, spec=spec)
 
 
 def fresh_dir(path: Path) -> Path:

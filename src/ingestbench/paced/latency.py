@@ -1,13 +1,15 @@
-"""A step's figures: latency and service-time percentiles from HdrHistograms, the offered and
-achieved rates, and whether the path kept up.
+"""A step's figures over its measured window: latency and service-time percentiles from
+HdrHistograms, the offered, sent and visible rates, the backlog's and the latency's slopes, the
+sampler's observed resolution, and the verdict.
 
 Values are recorded in microseconds with 3 significant digits: a percentile is within 0.1 % of
 the exact order statistic (HdrHistogram's stated precision). A latency below the sampler's
-resolution is recorded as measured; readers are told it is below the resolution (`below`).
+observed resolution is recorded as measured; readers are told it is below it (summary).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
@@ -21,12 +23,15 @@ LOWEST_US, HIGHEST_US, DIGITS = 1, 3_600_000_000, 3
 #: Relative precision of a recorded value (3 significant digits).
 PRECISION = 10.0**-DIGITS
 PERCENTILES = {"p50": 50.0, "p90": 90.0, "p99": 99.0, "p999": 99.9}
-#: A step keeps up when it releases its arrivals at no less than this share of the offered rate.
-KEEPS_UP = 0.99
-#: Latency rises through a step when its last quarter's median exceeds its first quarter's by
-#: more than two sampling intervals and by half: a backlog that grows, not the jitter of the
-#: sampler or of a flush interval (whose sawtooth has the same median in every quarter).
-RISE_INTERVALS, RISE_SHARE = 2.0, 1.5
+#: A step keeps up when the producer released its arrivals at no less than this share of the
+#: offered rate, and its backlog (rows sent, not yet visible) grew by no more than
+#: BACKLOG_SHARE of the offered rate over the window (its fitted slope: a flush's sawtooth
+#: averages out, a server falling behind does not).
+KEEPS_UP, BACKLOG_SHARE = 0.99, 0.05
+#: Latency rises through a window when its fitted slope exceeds RISE_SLOPE seconds per second
+#: (the server falling behind by 1 % of the time) and adds more than two observed resolutions
+#: over the window (more than the sampler could make up).
+RISE_SLOPE, RISE_RESOLUTIONS = 0.01, 2.0
 
 
 def visible_at(samples: Sequence[Sample], cumulative_rows: np.ndarray) -> np.ndarray:
@@ -60,69 +65,110 @@ def percentiles(seconds: np.ndarray, with_p999: bool) -> dict[str, float | None]
     return out
 
 
-def median(seconds: np.ndarray) -> float:
-    return histogram(seconds).get_value_at_percentile(50.0) / 1e6
+def slope(x: np.ndarray, y: np.ndarray) -> float:
+    """Least-squares slope of y on x (NaN with fewer than two points)."""
+    if len(x) < 2 or np.ptp(x) == 0:
+        return float("nan")
+    return float(np.polyfit(x, y, 1)[0])
+
+
+@dataclass(frozen=True)
+class Window:
+    """A step's measured window: its arrivals [first, end) and their seconds [t0, t1]."""
+
+    first: int
+    end: int
+    t0: float
+    t1: float
+    offered_rows_per_s: float | None  # None: unpaced
 
 
 @dataclass(frozen=True)
 class StepFigures:
-    """One step's row of paced.csv (besides which path and step it is)."""
+    """One step's row of paced.csv (besides which path, repeat and step it is)."""
 
     arrivals: int
     rows: int
+    measured_s: float
     offered_rows_per_s: float | None  # None: the unpaced step
-    achieved_rows_per_s: float
+    released_rows_per_s: float  # the producer's own rate, first send to the last one's start
+    sent_rows_per_s: float  # rows the path accepted in the window, per second
+    visible_rows_per_s: float  # the slope of rows visible over the window
+    backlog_rows_per_s: float  # the slope of rows sent but not yet visible
+    latency_slope: float  # seconds of latency per second of the window
     latency: dict[str, float | None]
     service: dict[str, float | None]
-    first_quarter_p50_s: float
-    last_quarter_p50_s: float
+    p999_note: str
     keeps_up: bool
     rising: bool
-    resolution_s: float
+    resolution_s: float  # the largest gap between successful samples around the window
+    failed_samples: int
+    measured: bool  # the gap is at most half the bound
+    bound_s: float
 
     @property
-    def sustained(self) -> bool:
-        return self.keeps_up and not self.rising
-
-    def within(self, bound_s: float) -> bool:
-        """Sustained, with its p99 under the bound."""
+    def within_bound(self) -> bool:
         p99 = self.latency["p99"]
-        return self.sustained and p99 is not None and p99 <= bound_s
+        return p99 is not None and p99 <= self.bound_s
+
+    @property
+    def passed(self) -> bool:
+        """Measured, kept up, not rising, p99 under the bound (never a pass unmeasured)."""
+        return self.measured and self.keeps_up and not self.rising and self.within_bound
+
+    @property
+    def status(self) -> str:
+        return "not measured" if not self.measured else "pass" if self.passed else "fail"
 
     def to_dict(self) -> dict:
-        return asdict(self) | {"sustained": self.sustained}
+        return asdict(self) | {"passed": self.passed, "status": self.status}
 
 
 def step_figures(
+    window: Window,
     due: np.ndarray,
     started: np.ndarray,
+    accepted: np.ndarray,
     visible: np.ndarray,
-    service_s: np.ndarray,
+    samples: Sequence[Sample],
+    failed_at: Sequence[float],
     arrival_rows: int,
-    offered_rows_per_s: float | None,
-    resolution_s: float,
+    bound_s: float,
     p999_arrivals: int,
 ) -> StepFigures:
-    """The figures of one step from its arrivals' times (seconds, one clock)."""
-    n = len(due)
-    latency = visible - due
-    quarter = max(1, n // 4)
-    q1, q4 = median(latency[:quarter]), median(latency[-quarter:])
-    rising = bool(q4 - q1 > RISE_INTERVALS * resolution_s and q4 > RISE_SHARE * q1)
-    # The rate the producer released arrivals at: from the first send to the last one's start.
-    span = started[-1] - started[0]
-    achieved = float((n - 1) * arrival_rows / span) if n > 1 and span > 0 else float("inf")
-    keeps_up = bool(offered_rows_per_s is None or achieved >= KEEPS_UP * offered_rows_per_s)
+    """The figures of one step's window from the repeat's arrivals and samples (one clock)."""
+    a, b, k = window.first, window.end, arrival_rows
+    n, span = b - a, window.t1 - window.t0
+    latency = visible[a:b] - due[a:b]
+    ends = np.asarray([s.end for s in samples])
+    inside = (ends >= window.t0) & (ends <= window.t1)
+    # the gap a row could wait unseen: from the last sample before the window to the first after
+    lo, hi = np.searchsorted(ends, window.t0), np.searchsorted(ends, window.t1, side="right")
+    around = ends[max(0, lo - 1) : min(len(ends), hi + 1)]
+    gap = float(np.diff(around).max()) if len(around) > 1 else float("inf")
+    seen = np.asarray([s.visible for s in samples], dtype=float)[inside]
+    starts = np.asarray([s.start for s in samples])[inside]
+    sent_by = np.searchsorted(accepted, starts, side="right") * k
+    backlog = slope(starts, sent_by - seen)
+    visible_rate = slope(ends[inside], seen)
+    in_window = (accepted >= window.t0) & (accepted <= window.t1)
+    sent_rate = float(in_window.sum() * k / span) if span > 0 else float("nan")
+    released_span = started[b - 1] - started[a]
+    released = float((n - 1) * k / released_span) if n > 1 and released_span > 0 else math.inf
+    offered = window.offered_rows_per_s
+    keeps_up = offered is None or bool(released >= KEEPS_UP * offered
+                                       and not backlog > BACKLOG_SHARE * offered)  # fmt: skip
+    rise = slope(due[a:b] - window.t0, latency)
+    rising = bool(rise > RISE_SLOPE and rise * span > RISE_RESOLUTIONS * gap)
+    with_p999 = n >= p999_arrivals
+    note = "" if with_p999 else f"{n:,} measured arrivals, fewer than {p999_arrivals:,}"
     return StepFigures(
-        arrivals=n,
-        rows=n * arrival_rows,
-        offered_rows_per_s=offered_rows_per_s,
-        achieved_rows_per_s=achieved,
-        latency=percentiles(latency, n >= p999_arrivals),
-        service=percentiles(service_s, n >= p999_arrivals),
-        first_quarter_p50_s=float(q1),
-        last_quarter_p50_s=float(q4),
-        keeps_up=keeps_up,
-        rising=rising,
-        resolution_s=resolution_s,
-    )
+        arrivals=n, rows=n * k, measured_s=float(span), offered_rows_per_s=offered,
+        released_rows_per_s=released, sent_rows_per_s=sent_rate,
+        visible_rows_per_s=visible_rate, backlog_rows_per_s=backlog, latency_slope=rise,
+        latency=percentiles(latency, with_p999),
+        service=percentiles(accepted[a:b] - started[a:b], with_p999),
+        p999_note=note, keeps_up=keeps_up, rising=rising, resolution_s=gap,
+        failed_samples=int(sum(window.t0 <= t <= window.t1 for t in failed_at)),
+        measured=gap <= bound_s / 2, bound_s=bound_s,
+    )  # fmt: skip

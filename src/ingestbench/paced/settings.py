@@ -10,8 +10,10 @@ from ingestbench.catalogue import METHODS
 from ingestbench.datasets import PacedDeliveryKind, of_entry
 from ingestbench.paced.names import PacedPath, expand, path_problem
 
-#: Fewer arrivals than this give no p99.9 (its tail would be one or two arrivals).
-P999_ARRIVALS = 1000
+#: Fewer measured arrivals than this give no p99.9 (its tail would be ten arrivals or fewer).
+P999_ARRIVALS = 10_000
+#: A step shorter than this many sampling intervals has too few samples for a slope.
+MIN_SAMPLES_PER_STEP = 20
 
 
 @dataclass(frozen=True)
@@ -19,7 +21,10 @@ class PacedSettings:
     """What a paced job runs: its arrivals, steps, rates, flush values and bounds."""
 
     arrival_rows: int
-    step_arrivals: int
+    step_s: float
+    lead_in_s: float
+    repeats: int
+    timestamps: str  # due: stamped with the arrival's due time, rows cycled; file: as in the file
     warmup_arrivals: int
     rates_of_max: tuple[float, ...]
     rates_rows_per_s: tuple[float, ...]
@@ -28,7 +33,6 @@ class PacedSettings:
     latency_bound_s: float
     sample_interval_s: float
     visible_timeout_s: float
-    max_step_s: float
 
     @classmethod
     def from_config(cls, section: Mapping[str, Any]) -> PacedSettings:
@@ -38,9 +42,23 @@ class PacedSettings:
         return cls(**values)
 
     @property
-    def step_rows(self) -> int:
-        """Rows of the longest step (every step starts at the dataset's first row)."""
-        return max(self.step_arrivals, self.warmup_arrivals) * self.arrival_rows
+    def cycled(self) -> bool:
+        """Rows stamped with their due time can repeat; the file's own timestamps cannot."""
+        return self.timestamps == "due"
+
+    def tail_s(self, rows_per_s: float, flush: str) -> float:
+        """The unmeasured tail after a step's window: one flush period at its rate, so the rows
+        of the window's end go out by the path's own rule, not by a final flush."""
+        arrival_s = self.arrival_rows / rows_per_s
+        if flush == "rows":
+            return max(arrival_s, self.auto_flush_rows / rows_per_s)
+        if flush == "interval":
+            return max(arrival_s, self.auto_flush_interval_ms / 1000)
+        return arrival_s
+
+    def step_rows_at(self, rows_per_s: float, flush: str) -> int:
+        """Rows one step sends at a rate: lead-in, window and tail."""
+        return int(rows_per_s * (self.lead_in_s + self.step_s + self.tail_s(rows_per_s, flush)))
 
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -82,22 +100,57 @@ def check(config: Mapping[str, Any]) -> list[str]:
             "paced has no rate (rates_of_max and rates_rows_per_s are both empty); give at "
             "least one, such as rates_of_max: [0.5, 1.0]."
         )
-    need = max(section["step_arrivals"], section["warmup_arrivals"]) * section["arrival_rows"]
+    problems += timing_problems(section)
     for d in config.get("datasets", []):
         kind: PacedDeliveryKind = of_entry(d)
         if why := kind.why_not_paced(d):
             problems.append(
-                f"paced runs on generated TSBS cpu data in time order, and dataset "
-                f"{d['label']!r} is {why}; give the paced config a plain TSBS cpu dataset of its "
-                f"own."
+                f"paced sends one table in time order, and dataset {d['label']!r} is {why}; "
+                f"give the paced config a dataset of its own."
             )
-        elif (rows := kind.stated_rows(d)) is not None and rows < need:
-            problems.append(
-                f"dataset {d['label']!r} has {rows:,} rows and a paced step needs "
-                f"{need:,} (paced.step_arrivals x paced.arrival_rows; rows never wrap, which "
-                f"would repeat timestamps); {kind.more_rows(d, need)} or shorten the steps."
-            )
+        elif section["timestamps"] == "file" and (need := file_rows_needed(section)):
+            rows = kind.stated_rows(d)
+            if rows is not None and rows < need:
+                problems.append(
+                    f"dataset {d['label']!r} has {rows:,} rows and paced.timestamps is file, "
+                    f"which never repeats a row, while its steps send {need:,} (rates_rows_per_s "
+                    f"x lead-in, step and tail); {kind.more_rows(d, need)}, or set "
+                    f"paced.timestamps: due (rows cycled, stamped with their due time)."
+                )
     return problems
+
+
+def timing_problems(section: Mapping[str, Any]) -> list[str]:
+    """Settings under which no step could be measured, one sentence each."""
+    problems = []
+    interval, bound, step = (section["sample_interval_s"], section["latency_bound_s"],
+                             section["step_s"])  # fmt: skip
+    if step < MIN_SAMPLES_PER_STEP * interval:
+        problems.append(
+            f"paced.step_s is {step:g} s, fewer than {MIN_SAMPLES_PER_STEP} samples of "
+            f"paced.sample_interval_s ({interval:g} s); set step_s to at least "
+            f"{MIN_SAMPLES_PER_STEP * interval:g} or sample more often."
+        )
+    if interval > bound:
+        problems.append(
+            f"paced.sample_interval_s is {interval:g} s, longer than paced.latency_bound_s "
+            f"({bound:g} s), so no latency under the bound could be seen; set sample_interval_s "
+            f"to at most {bound / 2:g}."
+        )
+    elif interval > bound / 2:
+        problems.append(
+            f"paced.latency_bound_s is {bound:g} s, below the sampler's resolution of about two "
+            f"sampling intervals (paced.sample_interval_s {interval:g} s), so every step would "
+            f"be not measured; raise latency_bound_s to at least {2 * interval:g}."
+        )
+    return problems
+
+
+def file_rows_needed(section: Mapping[str, Any]) -> int:
+    """Rows the fixed rates send in one repeat without cycling (the rates_of_max are known only
+    once the unpaced step ran: the job refuses those it cannot feed)."""
+    lead = section["lead_in_s"] + section["step_s"]
+    return int(sum(r * (lead + 1.0) for r in section["rates_rows_per_s"]))
 
 
 def rule_settings(config: Mapping[str, Any], variant: str | None) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""paced.csv: one row per step of every paced job (its percentiles, rates and verdicts)."""
+"""paced.csv: one row per step of every paced job and repeat (its window's percentiles, rates,
+observed resolution and verdict)."""
 
 from __future__ import annotations
 
@@ -10,39 +11,47 @@ import pandas as pd
 
 from ingestbench.storage.files import load_json, write_text_atomic
 
+#: paced.csv's version: 2 measures steps by time in steady state, per repeat.
+TABLE_VERSION = 2
 PERCENTILE_KEYS = ("p50", "p90", "p99", "p999", "max")
 COLUMNS = (
-    "dataset", "variant", "path", "library", "method", "transport", "flush", "step", "kind",
-    "of_max", "offered_rows_per_s", "achieved_rows_per_s", "arrivals", "arrival_rows", "rows",
+    "table_version", "dataset", "variant", "path", "library", "method", "transport", "flush",
+    "producers", "repeat", "step", "kind", "status", "of_max", "offered_rows_per_s",
+    "released_rows_per_s", "sent_rows_per_s", "visible_rows_per_s", "backlog_rows_per_s",
+    "latency_slope", "measured_s", "arrivals", "arrival_rows", "rows",
     *(f"latency_{k}_s" for k in PERCENTILE_KEYS), *(f"service_{k}_s" for k in PERCENTILE_KEYS),
-    "first_quarter_p50_s", "last_quarter_p50_s", "keeps_up", "rising", "sustained",
-    "latency_bound_s", "within_bound", "resolution_s", "validated", "skipped",
+    "p999_note", "keeps_up", "rising", "measured", "passed", "latency_bound_s", "within_bound",
+    "resolution_s", "failed_samples", "sample_interval_s", "validated", "skipped",
     "server",  # the server it ran on (server.versions' label): its record's folder
 )  # fmt: skip
 
 #: A measured step's own fields, as they are in its record.
-STEP_KEYS = ("achieved_rows_per_s", "arrivals", "rows", "first_quarter_p50_s",
-             "last_quarter_p50_s", "keeps_up", "rising", "sustained", "resolution_s")  # fmt: skip
+STEP_KEYS = ("released_rows_per_s", "sent_rows_per_s", "visible_rows_per_s",
+             "backlog_rows_per_s", "latency_slope", "measured_s", "arrivals", "rows",
+             "p999_note", "keeps_up", "rising", "measured", "passed", "within_bound",
+             "resolution_s", "failed_samples")  # fmt: skip
+BOOLEAN_COLUMNS = ("keeps_up", "rising", "measured", "passed", "within_bound", "validated")
 
 
 def step_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
     """A job record's steps as paced.csv rows."""
     settings = record["settings"]
-    bound = settings["latency_bound_s"]
     rows = []
     for step in record["steps"]:
         row = {k: record.get(k) for k in ("dataset", "variant", "path", "library", "method",
                                           "transport", "flush")}  # fmt: skip
-        row |= {"step": step["name"], "kind": step["kind"], "of_max": step.get("of_max"),
+        row |= {"table_version": TABLE_VERSION, "producers": record.get("producers", 1),
+                "repeat": step.get("repeat"), "step": step["name"], "kind": step["kind"],
+                "status": step.get("status"), "of_max": step.get("of_max"),
                 "offered_rows_per_s": step.get("rows_per_s"),
-                "arrival_rows": settings["arrival_rows"], "latency_bound_s": bound,
+                "arrival_rows": settings["arrival_rows"],
+                "latency_bound_s": settings["latency_bound_s"],
+                "sample_interval_s": settings.get("sample_interval_s"),
                 "skipped": step.get("skipped")}  # fmt: skip
-        if not step.get("skipped"):
-            p99 = step["latency"]["p99"]
-            row |= {k: step[k] for k in STEP_KEYS}
+        if "latency" in step:
+            row |= {k: step.get(k) for k in STEP_KEYS}
             row |= {f"latency_{k}_s": step["latency"][k] for k in PERCENTILE_KEYS}
             row |= {f"service_{k}_s": step["service"][k] for k in PERCENTILE_KEYS}
-            row["within_bound"] = bool(step["sustained"] and p99 is not None and p99 <= bound)
             row["validated"] = bool(step.get("validation", {}).get("ok"))
         rows.append(row)
     return rows
@@ -63,6 +72,6 @@ def write_paced_table(records: Iterable[Path], csv: Path) -> pd.DataFrame:
 
 def read_paced_table(csv: Path) -> pd.DataFrame:
     df = pd.read_csv(csv)
-    for col in ("keeps_up", "rising", "sustained", "within_bound", "validated"):
+    for col in BOOLEAN_COLUMNS:
         df[col] = df[col].map({True: True, "True": True, False: False, "False": False})
     return df

@@ -50,6 +50,7 @@ class VisibilitySampler:
     interval_s: float
     samples: list[Sample] = field(default_factory=list)
     failed: int = 0
+    failed_at: list[float] = field(default_factory=list)  # each failed sample's end
     errors: list[str] = field(default_factory=list)
     cpu_s: float = 0.0  # the sampler thread's CPU time: the sampling's own cost
     first: threading.Event = field(default_factory=threading.Event)
@@ -102,6 +103,7 @@ class VisibilitySampler:
         end = time.monotonic()
         if rows is None:
             self.failed += 1
+            self.failed_at.append(end)
             if len(self.errors) < KEPT_ERRORS:
                 self.errors.append(error)
         elif rows:  # a new WAL table has no counts yet: 0

@@ -65,3 +65,15 @@ def test_speedups_are_against_the_baseline_of_the_same_server():
     assert speedups[2:4] == [10.0, 5.0]
     over_to_sql = to_sql_speedups(df)
     assert pd.isna(over_to_sql[2]) and over_to_sql[3] == 2.0
+
+
+def test_the_dataset_tables_name_the_server_of_each_row_when_there_are_several():
+    from ingestbench.results.summary import summarize
+    from ingestbench.results.summary.markdown import to_markdown
+    from tests.helpers import FIXTURE_RESULTS
+
+    df = summarize(sorted((FIXTURE_RESULTS / "runs").rglob("*.json")))
+    assert " on `" not in to_markdown(df)
+    df.loc[df.index[0], "server"] = "8.1.4"
+    df.loc[df.index[1:], "server"] = "9.3.4"
+    assert f"`{df['variant'].iloc[0]}` on `8.1.4`" in to_markdown(df)

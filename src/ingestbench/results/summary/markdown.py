@@ -97,6 +97,7 @@ def to_markdown(
         "`iterrows` loop (QuestDB's published baseline). Client MiB: peak RSS of the client's "
         "processes, the server apart. Every column is in `summary.csv`."
     )
+    several_servers = "server" in df.columns and df["server"].nunique() > 1
     for dataset, group in df.groupby("dataset", sort=False):
         group = group.sort_values("rows_per_s_median", ascending=False)
         first = group.iloc[0]
@@ -124,6 +125,8 @@ def to_markdown(
             cold = "–" if pd.isna(r["cold_end_to_end_s"]) else f"{r['cold_end_to_end_s']:.2f}"
             validated = {True: "yes", False: "**FAILED**"}.get(r["validated"], "not checked")
             name = f"`{r['variant']}`" + (" (contended)" if r.get("contended") in (True,) else "")
+            if several_servers:  # the same path on each server: which one this row ran on
+                name += f" on `{r['server']}`"
             lines.append(
                 f"| {i} | {name} | {rate} | {_fmt_rate(r['mib_per_s_median'], 1, 1)} | "
                 f"{r['end_to_end_s_median']:.2f} | {cold} | {speedup} | {vs_iterrows} | "

@@ -174,8 +174,9 @@ def test_scancel_of_an_ingestion_stops_its_server_and_a_rerun_completes(
     """Plain scancel (SIGTERM: the job stops its server) and SIGKILL (no cleanup possible: the
     server dies with its parent, PR_SET_PDEATHSIG): either way no server outlives its job."""
     workdir, _ = cluster_run
-    dataset = next((workdir / "results" / "runs").iterdir()).name
-    run_file = Path("results") / "runs" / dataset / f"{ROWS_VARIANT}.json"
+    server = next((workdir / "results" / "runs").iterdir()).name  # runs/<server>/<dataset>/
+    dataset = next((workdir / "results" / "runs" / server).iterdir()).name
+    run_file = Path("results") / "runs" / server / dataset / f"{ROWS_VARIANT}.json"
     (workdir / run_file).unlink()
     run = snakemake_slurm(workdir, str(run_file))
     try:

@@ -194,7 +194,7 @@ def test_bench_overhead_splits_a_runs_wall_time(tmp_path):
         "[Wed Nov 25 04:00:10 2026]\nrule ingest:\n    jobid: 2\n"
         "[Wed Nov 25 04:01:10 2026]\nFinished jobid: 2 (Rule: ingest)\n"
     )
-    runs = tmp_path / "results" / "runs" / "ds"
+    runs = tmp_path / "results" / "runs" / "9.3.4" / "ds"  # runs/<server>/<dataset>/
     runs.mkdir(parents=True)
     repeats = [{"end_to_end": 10.0, "phases": {"serialize": 2.0}} for _ in range(3)]
     (runs / "v.json").write_text(json.dumps({"repeats": repeats, "warmup": {"seconds": 5.0}}))

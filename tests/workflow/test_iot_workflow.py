@@ -30,7 +30,7 @@ def test_every_iot_variant_is_validated_table_by_table(iot_run):
     cpu = summary[summary["dataset"].str.startswith("cpu-")]
     assert len(iot) == 7 and len(cpu) == 2  # beside each other in one summary
     assert summary["validated"].all()
-    validations = list((iot_run / "results" / "validation").glob("iot-*/*.json"))
+    validations = list((iot_run / "results" / "validation").glob("*/iot-*/*.json"))
     assert len(validations) == 7
     for path in validations:
         result = json.loads(path.read_text())

@@ -13,7 +13,7 @@ import pytest
 
 from ingestbench.dev.workflow_copy import copy_workflow
 from ingestbench.own.example import write_example
-from tests.helpers import TESTS
+from tests.helpers import QUESTDB_VERSION, TESTS
 
 pytestmark = pytest.mark.server  # the workflow starts its own servers, from the jar
 CONFIG = TESTS.parent / "configs" / "own.yaml"
@@ -33,7 +33,7 @@ def own_run(tmp_path_factory):
 
 
 def test_every_variant_is_validated_or_unsupported_with_a_reason(own_run):
-    validations = list((own_run / "results" / "own" / "validation").glob("own-*/*.json"))
+    validations = list((own_run / "results" / "own" / "validation").glob("*/own-*/*.json"))
     assert {p.parent.name for p in validations} == {"own-trades", "own-trades-csv"}
     outcomes = {}
     for path in validations:
@@ -45,7 +45,7 @@ def test_every_variant_is_validated_or_unsupported_with_a_reason(own_run):
     assert outcomes[("own-trades-csv", "pandas-dataframe-csv-http")] is True
     for dataset in ("own-trades", "own-trades-csv"):  # rows_cap: the file's first rows
         fmt = "csv" if dataset.endswith("csv") else "parquet"
-        capped = json.loads((own_run / "results" / "own" / "validation" / dataset
+        capped = json.loads((own_run / "results" / "own" / "validation" / QUESTDB_VERSION / dataset
                              / f"polars-rows-{fmt}-http.json").read_text())  # fmt: skip
         assert capped["passed"] and capped["source_rows"] == "first 5000 in file order"
     assert "'NA'" in outcomes[("own-trades-csv", "none-server_csv-csv-http")]
@@ -66,7 +66,7 @@ def test_the_summary_names_the_data_and_lists_the_unsupported(own_run):
     assert set(unsupported["variant"]) >= {"none-server_csv-csv-http"}
     assert unsupported["reason"].str.len().gt(0).all()
     assert unsupported["rows_per_s_median"].isna().all()
-    assert len(summary) == len(list((own_run / "results" / "own" / "runs").glob("*/*.json")))
+    assert len(summary) == len(list((own_run / "results" / "own" / "runs").glob("*/*/*.json")))
     text = (own_run / "results" / "own" / "summary.md").read_text()
     assert "## own-trades: 20,000 rows, 11 columns" in text and "`trades`" in text
     assert "**Unsupported on this data**" in text

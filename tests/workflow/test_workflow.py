@@ -56,7 +56,7 @@ def test_the_workflow_writes_summary_validations_and_charts(finished_run):
     )
     assert summary["validated"].all()
     assert (summary["rows_per_s_median"] > 0).all()
-    validations = list((workdir / "results" / "validation").glob("*/*.json"))
+    validations = list((workdir / "results" / "validation").glob("*/*/*.json"))
     assert len(validations) == 11
     assert all(json.loads(p.read_text())["passed"] for p in validations)
     for chart in ("throughput", "phases", "speedup", "scaling", "parquet_vs_csv", "batch_sweep"):
@@ -64,7 +64,7 @@ def test_the_workflow_writes_summary_validations_and_charts(finished_run):
     env = json.loads((workdir / "results" / "environment.json").read_text())
     assert env["questdb"]["version"].startswith(QUESTDB_VERSION)
     # Each variant's export is kept (validation.keep_export), so validation can rerun alone.
-    exports = [p for p in (workdir / "results" / "exports").glob("*/*") if p.is_dir()]
+    exports = [p for p in (workdir / "results" / "exports").glob("*/*/*") if p.is_dir()]
     assert len(exports) == 11 and all(any(p.rglob("*.parquet")) for p in exports)
 
 

@@ -31,8 +31,9 @@ from ingestbench.tsbs.columns import cpu_spec
 from tests.helpers import STARTUP_S
 
 SETTINGS = DeliverySettings(
-    paths=(), faults=(), points=1, max_points=1, seed=1, batch_rows=2_000, workers=2, retry_timeout_ms=2_000,
-    request_timeout_ms=1_000, pause_short_s=1.5, pause_long_s=6, resend_deadline_s=60,
+    paths=(), faults=(), points=1, max_points=1, seed=1, batch_rows=2_000, workers=2,
+    retry_timeout_ms=2_000, request_timeout_ms=1_000, pause_short_s=1.5, pause_long_s=6,
+    resend_deadline_s=60,
     resend_backoff_s=0.3, statement_timeout_s=60, settle_s=2,
 )  # fmt: skip
 

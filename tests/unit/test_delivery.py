@@ -76,11 +76,13 @@ def test_the_docs_show_each_methods_resend_rule_as_the_catalogue_has_it():
         assert f"`{fault}`" in section
 
 
-def test_the_delivery_config_passes_its_checks():
-    config = load_config(ROOT / "configs" / "delivery.yaml")
+@pytest.mark.parametrize("name", ["delivery.yaml", "delivery-full.yaml"])
+def test_the_delivery_configs_pass_their_checks(name):
+    config = load_config(ROOT / "configs" / name)
     assert check(config) == []
     settings = DeliverySettings.from_config(config)
     assert settings.paths == path_names() and settings.points == 3
+    assert settings.max_points >= settings.points
 
 
 def test_a_config_without_the_section_has_no_delivery():

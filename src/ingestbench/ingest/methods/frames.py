@@ -100,8 +100,9 @@ def _latest_micros(load: ResendLoad) -> int | None:
     from ingestbench.server.table import wait_wal
 
     wait_wal(load.qdb, load.spec.table)
-    latest = load.qdb.scalar(f"SELECT max({load.spec.timestamp})::long FROM {load.spec.table}")
-    return None if latest is None else int(latest)
+    rows = load.qdb.rows(f"SELECT max({load.spec.timestamp})::long FROM {load.spec.table}")
+    # An empty table answers no row at all (not a null): resend from the first row.
+    return int(rows[0][0]) if rows and rows[0][0] is not None else None
 
 
 def _first_at_or_after(micros, latest: int | None) -> int:

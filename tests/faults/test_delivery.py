@@ -85,6 +85,17 @@ def test_sigkill_mid_load_over_tcp_loses_rows_whose_fate_was_unknown(server, dat
     assert verdict(row).rank == LOST_UNKNOWN
 
 
+def test_the_resume_rule_on_a_dedup_table_recovers_every_row_after_a_kill(
+    server, dataset, tmp_path
+):
+    # Killed at once: the client's next write fails, it reconnects, reads the table's latest
+    # timestamp and resends from there; DEDUP replaces the rows at that timestamp.
+    row = case(server, dataset, tmp_path, "dataframe-tcp-resume-dedup", "kill", 0.02)
+    assert row["overlapped"] is True and row["errors_seen"] > 0, row
+    assert (row["lost"], row["duplicated"], row["altered"]) == (0, 0, 0), row
+    assert verdict(row).rank == EXACT
+
+
 def test_a_fault_after_the_load_is_not_measured(server, dataset, tmp_path):
     row = case(server, dataset, tmp_path, "dataframe-http", "kill", 600.0)
     assert row["fault_at_s"] is None and row["overlapped"] is False

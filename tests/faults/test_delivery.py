@@ -73,16 +73,18 @@ def case(server, dataset, tmp_path, path, fault, fault_s=0.0, settings=SETTINGS,
                     **kw)  # fmt: skip
 
 
-def test_sigkill_mid_load_over_tcp_loses_rows_whose_fate_was_unknown(server, dataset, tmp_path):
+def test_sigkill_mid_load_over_tcp_can_lose_only_rows_whose_fate_was_unknown(
+    server, dataset, tmp_path
+):
     control = case(server, dataset, tmp_path, "dataframe-tcp", "none")
     assert control["lost"] == 0 and control["visible_s"] is not None
     row = case(server, dataset, tmp_path, "dataframe-tcp", "kill", control["visible_s"] / 2)
     assert row["overlapped"] is True, row  # between the first write and every row visible
-    assert row["lost"] > 0, row  # ILP/TCP acknowledges nothing: rows in flight are gone
     assert row["lost"] == row["source_rows"] - row["table_rows"] + row["duplicated"]
-    # No batch was acknowledged: every lost row is one whose fate the client could not know.
-    assert row["lost_unknown"] == row["lost"] and row["lost_acknowledged"] == 0
-    assert verdict(row).rank == LOST_UNKNOWN
+    # How many rows the kill finds uncommitted depends on its moment (the fake server's test
+    # shows a loss for certain); none of them was ever acknowledged over ILP/TCP.
+    assert row["lost_unknown"] == row["lost"] and row["lost_acknowledged"] == 0, row
+    assert verdict(row).rank in (LOST_UNKNOWN, DUPLICATES, EXACT)
 
 
 def test_the_resume_rule_on_a_dedup_table_recovers_every_row_after_a_kill(

@@ -15,7 +15,8 @@ from ingestbench.catalogue import METHODS, delivery_names
 from ingestbench.config import load_config
 from ingestbench.delivery.check import compare
 from ingestbench.delivery.experiment import TABLE, unsupported_rows
-from ingestbench.delivery.loaders import loader
+from ingestbench.delivery.history import overlapped
+from ingestbench.delivery.loaders import Batch, loader
 from ingestbench.delivery.matrix import (
     ALTERED,
     DUPLICATES,
@@ -298,3 +299,21 @@ def test_on_own_data_the_recommendation_does_not_offer_the_unsupported_dedup():
     line = recommendation(rows)
     assert "`p-http`" in line and "DEDUP UPSERT KEYS for exactly-once" not in line
     assert "DEDUP cannot undo here" in line and OWN_DEDUP in line
+
+
+def _batch(*attempts) -> Batch:
+    return Batch(0, 10, "ok", [(start, end, None) for start, end in attempts])
+
+
+def test_a_fault_overlaps_a_request_only_as_the_attempts_times_say():
+    batches = [_batch((1.0, 2.0)), _batch((3.0, 4.0))]
+    assert overlapped("kill", 1.5, None, batches, True, None)  # inside an attempt
+    assert not overlapped("kill", 2.5, None, batches, True, None)  # between two
+    assert overlapped("pause_short", 2.5, 3.5, batches, True, None)  # the pause meets one
+    assert not overlapped("pause_long", 4.5, 9.0, batches, True, None)  # after the load
+    assert not overlapped("cut_stream", None, None, batches, True, None)  # never cut
+    assert overlapped("cut_response", 2.5, None, batches, True, None)  # it did cut
+    # ILP/TCP: from the first write until the table showed every row.
+    assert overlapped("kill", 4.5, None, batches, False, 5.0)
+    assert not overlapped("kill", 5.5, None, batches, False, 5.0)
+    assert overlapped("kill", 9.0, None, batches, False, None)  # never all visible

@@ -28,6 +28,8 @@ rule delivery:
             caption="../report/delivery_matrix.rst",
             category="Delivery",
         ),
+        # One file per case: each batch as the client saw it, with its attempts.
+        histories=directory(f"{RESULTS}/delivery/histories"),
     log:
         server=f"{RESULTS}/logs/questdb/delivery.log",
         job=f"{RESULTS}/logs/delivery.log",

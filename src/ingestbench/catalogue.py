@@ -85,6 +85,11 @@ class Method:
     #: shares of its time); own data: the refusals of ingestbench.own.support that apply.
     paced: str = ""
     deliver: str = ""
+    #: Delivery: a second rule for the transports it names, as a user can copy it (its text, the
+    #: transports, its loader): the `-resume` paths.
+    resume: str | None = None
+    resume_transports: tuple[str, ...] = ()
+    deliver_resume: str = ""
     one_statement: bool = False
     own_refusals: tuple[str, ...] = ()
 
@@ -158,6 +163,13 @@ CATALOGUE: tuple[Method, ...] = (
         dtype_matrix=True,
         delivery_transports=("http", "tcp"),
         deliver="frames:deliver",
+        resume=(
+            "after a reconnect, wait for the table's WAL, read its latest timestamp and resend "
+            "every row at or after it (exact on a DEDUP table; without DEDUP the rows at that "
+            "timestamp are sent twice)"
+        ),
+        resume_transports=("tcp",),
+        deliver_resume="frames:deliver_resume",
     ),
     Method(
         "threads",
@@ -438,12 +450,17 @@ def delivery_names() -> tuple[str, ...]:
     return tuple(m.name for m in CATALOGUE if m.resend)
 
 
-#: Delivery: the transports whose paths also run on a DEDUP table (what their retries duplicate).
-DEDUP_TRANSPORTS = ("http",)
+#: Delivery: the transports whose paths also run on a DEDUP table (what their retries duplicate;
+#: TSBS cpu has one row per timestamp and host).
+DEDUP_TRANSPORTS = ("http", SQL_TRANSPORT, "tcp")
 
 
 def delivery_path_names() -> tuple[str, ...]:
-    """The delivery paths, `method-transport`, in catalogue order, then their `-dedup` ones."""
-    plain = [(m, t) for m in delivery_names() for t in METHODS[m].delivery_transports]
-    dedup = [f"{m}-{t}-dedup" for m, t in plain if t in DEDUP_TRANSPORTS]
-    return (*(f"{m}-{t}" for m, t in plain), *dedup)
+    """The delivery paths, `method-transport[-resume]`, in catalogue order (each method's
+    `-resume` paths after its plain ones), then their `-dedup` ones."""
+    plain = []
+    for m in delivery_names():
+        plain += [f"{m}-{t}" for t in METHODS[m].delivery_transports]
+        plain += [f"{m}-{t}-resume" for t in METHODS[m].resume_transports]
+    dedup = [f"{p}-dedup" for p in plain if p.split("-")[1] in DEDUP_TRANSPORTS]
+    return (*plain, *dedup)

@@ -81,8 +81,7 @@ class Method:
     #: Delivery experiment: the transports it is tried over (the paths a user picks between).
     delivery_transports: tuple[str, ...] = ()
     #: Paced: its stream class; delivery: its resending loader (`module:name` in its module under
-    #: ingestbench.ingest.methods); `one_statement`: the load is one statement (fault points are
-    #: shares of its time); own data: the refusals of ingestbench.own.support that apply.
+    #: ingestbench.ingest.methods); own data: the refusals of ingestbench.own.support that apply.
     paced: str = ""
     deliver: str = ""
     #: Delivery: a second rule for the transports it names, as a user can copy it (its text, the
@@ -90,7 +89,6 @@ class Method:
     resume: str | None = None
     resume_transports: tuple[str, ...] = ()
     deliver_resume: str = ""
-    one_statement: bool = False
     own_refusals: tuple[str, ...] = ()
 
 
@@ -292,7 +290,6 @@ CATALOGUE: tuple[Method, ...] = (
         two_tables=T_SERVER,
         delivery_transports=("http",),
         deliver="server_side:deliver",
-        one_statement=True,
         own_refusals=("one_file", "small_int_nulls", "uint32"),
     ),
     Method(
@@ -448,19 +445,3 @@ def paced_names() -> tuple[str, ...]:
 def delivery_names() -> tuple[str, ...]:
     """The methods the delivery experiment runs, each with its resend rule."""
     return tuple(m.name for m in CATALOGUE if m.resend)
-
-
-#: Delivery: the transports whose paths also run on a DEDUP table (what their retries duplicate;
-#: TSBS cpu has one row per timestamp and host).
-DEDUP_TRANSPORTS = ("http", SQL_TRANSPORT, "tcp")
-
-
-def delivery_path_names() -> tuple[str, ...]:
-    """The delivery paths, `method-transport[-resume]`, in catalogue order (each method's
-    `-resume` paths after its plain ones), then their `-dedup` ones."""
-    plain = []
-    for m in delivery_names():
-        plain += [f"{m}-{t}" for t in METHODS[m].delivery_transports]
-        plain += [f"{m}-{t}-resume" for t in METHODS[m].resume_transports]
-    dedup = [f"{p}-dedup" for p in plain if p.split("-")[1] in DEDUP_TRANSPORTS]
-    return (*plain, *dedup)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ingestbench.catalogue import METHODS, delivery_path_names
+from ingestbench.catalogue import METHODS
+from ingestbench.variants import delivery_path_names
 
 #: The faults, in the matrix's column order; `none` and `relay` are the controls (every path
 #: exact): without a fault, and through the relay that cuts, which cuts nothing there.

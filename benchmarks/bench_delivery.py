@@ -3,13 +3,16 @@
 Runs the experiment's config in this checkout (its results folder must be empty or absent, so
 that every job runs), then writes what it found beside the findings' meta.json: delivery.csv,
 delivery.md and summary.md, and README.md with the command, the wall time, the machine's load
-(`uptime`) before and after, and the matrix with its recommendation.
+average (1, 5 and 15 min) before and after, and the matrix with its recommendation. It refuses to
+start while the 1-minute load average is at `--max-load` (3) or above: on the shared 2-core
+machine the fault windows and the restarts would measure the other work.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import shutil
 import subprocess
 import sys
@@ -24,23 +27,31 @@ from ingestbench.delivery.summary import delivery_section
 CONFIG = "configs/delivery.yaml"
 
 
-def uptime() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
+def load_average() -> str:
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--config", default=CONFIG, help=f"the config to run (default: {CONFIG})")
+    p.add_argument(
+        "--max-load", type=float, default=3.0,
+        help="refuse to start at this 1-minute load average or above (default: 3)",
+    )  # fmt: skip
     a = p.parse_args()
+    if os.getloadavg()[0] >= a.max_load:
+        print(f"the load average is {load_average()}: wait until its first figure is below "
+              f"{a.max_load:g}, or pass --max-load.")  # fmt: skip
+        return 3
     results = CHECKOUT / load_config(CHECKOUT / a.config)["results_dir"]
     if results.exists() and any(results.iterdir()):
         print(f"{results} is not empty: move it away so that every job runs, then rerun.")
         return 2
-    before, started = uptime(), dt.datetime.now(dt.UTC)
+    before, started = load_average(), dt.datetime.now(dt.UTC)
     t0 = time.monotonic()
     code = subprocess.run(["make", "run", f"CONFIG={a.config}"], cwd=CHECKOUT, check=False)
     seconds = time.monotonic() - t0
-    after = uptime()
+    after = load_average()
     if code.returncode != 0:
         print(f"make run CONFIG={a.config} failed (exit {code.returncode})")
         return code.returncode
@@ -56,8 +67,8 @@ def main() -> int:
         f"Command: `make run CONFIG={a.config}` in a fresh clone, started "
         f"{started:%Y-%m-%d %H:%M} UTC; it took {seconds / 60:.1f} min ({cases} cases in "
         f"delivery.csv). Machine, commit and versions: meta.json. The machine is shared "
-        f"(2 cores, other agents' jobs beside this one), `uptime` before: `{before}`; after: "
-        f"`{after}`.\n\n{delivery_section(delivery / 'delivery.csv')}"
+        f"(2 cores, other agents' jobs beside this one): its load average (1, 5, 15 min) "
+        f"before: {before}; after: {after}.\n\n{delivery_section(delivery / 'delivery.csv')}"
     )
     print(out.read_text())
     return 0

@@ -28,6 +28,8 @@ rule delivery:
             caption="../report/delivery_matrix.rst",
             category="Delivery",
         ),
+        # One file per case: each batch as the client saw it, with its attempts.
+        histories=directory(f"{RESULTS}/delivery/{{server}}/histories"),
     log:
         server=f"{RESULTS}/logs/questdb/{{server}}/delivery.log",
         job=f"{RESULTS}/logs/delivery/{{server}}.log",

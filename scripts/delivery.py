@@ -22,6 +22,7 @@ def main(sm) -> None:
         Path(sm.output.matrix),
         jar=server_jar(settings),
         server_log=Path(sm.log.server),
+        histories=Path(sm.output.histories),
     )
 
 

@@ -84,11 +84,14 @@ class Method:
     #: Delivery experiment: the transports it is tried over (the paths a user picks between).
     delivery_transports: tuple[str, ...] = ()
     #: Paced: its stream class; delivery: its resending loader (`module:name` in its module under
-    #: ingestbench.ingest.methods); `one_statement`: the load is one statement (fault points are
-    #: shares of its time); own data: the refusals of ingestbench.own.support that apply.
+    #: ingestbench.ingest.methods); own data: the refusals of ingestbench.own.support that apply.
     paced: str = ""
     deliver: str = ""
-    one_statement: bool = False
+    #: Delivery: a second rule for the transports it names, as a user can copy it (its text, the
+    #: transports, its loader): the `-resume` paths.
+    resume: str | None = None
+    resume_transports: tuple[str, ...] = ()
+    deliver_resume: str = ""
     own_refusals: tuple[str, ...] = ()
 
 
@@ -161,6 +164,13 @@ CATALOGUE: tuple[Method, ...] = (
         dtype_matrix=True,
         delivery_transports=("http", "tcp"),
         deliver="frames:deliver",
+        resume=(
+            "after a reconnect, wait for the table's WAL, read its latest timestamp and resend "
+            "every row at or after it (exact on a DEDUP table; without DEDUP the rows at that "
+            "timestamp are sent twice)"
+        ),
+        resume_transports=("tcp",),
+        deliver_resume="frames:deliver_resume",
     ),
     Method(
         "threads",
@@ -285,7 +295,6 @@ CATALOGUE: tuple[Method, ...] = (
         two_tables=T_SERVER,
         delivery_transports=("http",),
         deliver="server_side:deliver",
-        one_statement=True,
         own_refusals=("one_file", "small_int_nulls", "uint32"),
     ),
     Method(
@@ -441,14 +450,3 @@ def paced_names() -> tuple[str, ...]:
 def delivery_names() -> tuple[str, ...]:
     """The methods the delivery experiment runs, each with its resend rule."""
     return tuple(m.name for m in CATALOGUE if m.resend)
-
-
-#: Delivery: the transports whose paths also run on a DEDUP table (what their retries duplicate).
-DEDUP_TRANSPORTS = ("http",)
-
-
-def delivery_path_names() -> tuple[str, ...]:
-    """The delivery paths, `method-transport`, in catalogue order, then their `-dedup` ones."""
-    plain = [(m, t) for m in delivery_names() for t in METHODS[m].delivery_transports]
-    dedup = [f"{m}-{t}-dedup" for m, t in plain if t in DEDUP_TRANSPORTS]
-    return (*(f"{m}-{t}" for m, t in plain), *dedup)

@@ -4,7 +4,7 @@ checked with a validator that fills the defaults in, and its errors as a key and
 The config (ingestbench.config) and a dataset given on its own (ingestbench.tsbs, as
 `ingestbench generate` gives one) are both checked here, so they take the same defaults.
 
-May import: catalogue.
+May import: catalogue, variants (the delivery paths' names).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from ingestbench import CHECKOUT, catalogue
+from ingestbench import CHECKOUT, catalogue, variants
 
 SCHEMA_PATH = CHECKOUT / "schemas" / "config.schema.yaml"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader, where libyaml is there
@@ -36,7 +36,7 @@ def load_schema(path: Path = SCHEMA_PATH) -> dict[str, Any]:
         matrix = schema["properties"]["dtype_matrix"]["properties"]
         matrix["methods"]["default"] = list(dtype_methods)
     if "delivery_path" in defs:
-        paths = catalogue.delivery_path_names()
+        paths = variants.delivery_path_names()
         defs["delivery_path"]["enum"] = list(paths)
         schema["properties"]["delivery"]["properties"]["paths"]["default"] = list(paths)
     return schema

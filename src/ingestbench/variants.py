@@ -1,4 +1,5 @@
-"""The variant matrix: which ways of ingesting exist, and which combinations make sense.
+"""The variant matrix: which ways of ingesting exist, and which combinations make sense; and the
+delivery experiment's paths, the combinations of a method, a transport, a resend rule and a table.
 
 This module is the one place that decides it; rules, scripts and the summary only read it.
 It is light: the Snakefile imports it at parse time.
@@ -200,3 +201,19 @@ def no_such_variant(name: str, planned: Iterable[str]) -> str:
     return NO_SUCH_VARIANT.format(
         name=name, closest=f" (did you mean {closest[0]}?)" if closest else ""
     )
+
+
+#: Delivery: the transports whose paths also run on a DEDUP table (what their retries duplicate;
+#: TSBS cpu has one row per timestamp and host).
+DEDUP_TRANSPORTS = ("http", catalogue.SQL_TRANSPORT, "tcp")
+
+
+def delivery_path_names() -> tuple[str, ...]:
+    """The delivery paths, `method-transport[-resume]`, in catalogue order (each method's
+    `-resume` paths after its plain ones), then their `-dedup` ones."""
+    plain = []
+    for m in catalogue.delivery_names():
+        plain += [f"{m}-{t}" for t in catalogue.METHODS[m].delivery_transports]
+        plain += [f"{m}-{t}-resume" for t in catalogue.METHODS[m].resume_transports]
+    dedup = [f"{p}-dedup" for p in plain if p.split("-")[1] in DEDUP_TRANSPORTS]
+    return (*plain, *dedup)

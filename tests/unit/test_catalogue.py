@@ -14,6 +14,7 @@ from ingestbench.dev.methods_doc import FULL_CONFIG
 from ingestbench.dev.workflow_copy import copy_workflow
 from ingestbench.ingest.methods.experiments import resolve
 from ingestbench.own.support import CSV_IMPORT_REFUSALS, REFUSALS
+from ingestbench.variants import delivery_path_names
 from tests.helpers import python_in
 
 PACKAGE = CHECKOUT / "src" / "ingestbench"
@@ -86,7 +87,7 @@ def method_names_in_yaml(text: str, config: bool) -> list[tuple[str, str]]:
     """(where, name) of every method name or delivery path in a YAML document; in a config a
     user writes (`config`) the value of a `method` or `methods` key is a choice, not a list
     kept by hand, and so is a schema's `default` of one."""
-    paths = set(catalogue.delivery_path_names())
+    paths = set(delivery_path_names())
     found = []
 
     def walk(node, where: tuple[str, ...]) -> None:

@@ -15,12 +15,16 @@ from ingestbench.catalogue import METHODS, delivery_names
 from ingestbench.config import load_config
 from ingestbench.delivery.check import compare
 from ingestbench.delivery.experiment import TABLE, unsupported_rows
-from ingestbench.delivery.loaders import loader
+from ingestbench.delivery.history import overlapped
+from ingestbench.delivery.loaders import Batch, loader
 from ingestbench.delivery.matrix import (
+    ALTERED,
     DUPLICATES,
     EXACT,
+    LOST_ACKNOWLEDGED,
+    LOST_UNKNOWN,
+    NOT_MEASURED,
     REPORTED,
-    SILENT,
     matrix,
     recommendation,
     verdict,
@@ -47,7 +51,10 @@ def test_the_paths_are_the_catalogues_delivery_methods():
         assert METHODS[method].delivery_transports and callable(loader(method)), method
     assert {p.method for p in all_paths()} == set(delivery_names())
     for path in all_paths():
-        assert path.resend == METHODS[path.method].resend
+        rule = METHODS[path.method].resume if path.resume else METHODS[path.method].resend
+        assert path.resend == rule and rule
+        if path.resume:
+            assert callable(loader(path.method, resume=True))
 
 
 def test_the_schema_lists_every_path_and_fault():
@@ -64,15 +71,19 @@ def test_the_docs_show_each_methods_resend_rule_as_the_catalogue_has_it():
     for name in delivery_names():
         assert f"`{name}`" in section
         assert " ".join(str(METHODS[name].resend).split()) in flat, name
+        if METHODS[name].resume:
+            assert " ".join(str(METHODS[name].resume).split()) in flat, name
     for fault in FAULTS:
         assert f"`{fault}`" in section
 
 
-def test_the_delivery_config_passes_its_checks():
-    config = load_config(ROOT / "configs" / "delivery.yaml")
+@pytest.mark.parametrize("name", ["delivery.yaml", "delivery-full.yaml"])
+def test_the_delivery_configs_pass_their_checks(name):
+    config = load_config(ROOT / "configs" / name)
     assert check(config) == []
     settings = DeliverySettings.from_config(config)
     assert settings.paths == path_names() and settings.points == 3
+    assert settings.max_points >= settings.points
 
 
 def test_a_config_without_the_section_has_no_delivery():
@@ -99,13 +110,13 @@ def test_each_bad_setting_is_one_sentence_naming_its_key(change, key):
     assert problems[0].endswith(".")
 
 
-def test_fault_points_come_from_the_seed():
+def test_fault_times_come_from_the_seed_over_the_window():
     config = load_config(ROOT / "configs" / "delivery.yaml")
     s = DeliverySettings.from_config(config)
-    points = s.fault_points("dataframe-tcp", "kill")
-    assert points == s.fault_points("dataframe-tcp", "kill") and len(points) == 3
-    assert all(0.1 <= p <= 0.9 for p in points)
-    assert points != s.fault_points("dataframe-tcp", "pause_long")
+    times = s.fault_times("dataframe-tcp", "kill", 2.0)
+    assert times == s.fault_times("dataframe-tcp", "kill", 2.0) and len(times) == s.max_points
+    assert all(0 <= t <= 2.0 for t in times) and len(set(times)) == len(times)
+    assert times != s.fault_times("dataframe-tcp", "pause_long", 2.0)
 
 
 def _table(rows: list[tuple]) -> pa.Table:
@@ -129,31 +140,49 @@ def _export(tmp_path: Path, rows: list[tuple]) -> Path:
     return path
 
 
-def _row(found, claimed=True, fault="kill", path="p") -> dict:
+def _row(found, errors=0, fault="kill", path="p", overlapped=True) -> dict:
     return {"path": path, "fault": fault, "source_rows": found.source_rows, "lost": found.lost,
-            "duplicated": found.duplicated, "altered": found.altered, "claimed_success": claimed,
+            "lost_acknowledged": found.lost_acknowledged, "lost_unknown": found.lost_unknown,
+            "lost_reported": found.lost_reported, "duplicated": found.duplicated,
+            "altered": found.altered, "errors_seen": errors, "overlapped": overlapped,
             "fault_at_s": 0.5, "load_s": 1.0}  # fmt: skip
 
 
-def test_a_missing_row_is_lost_and_never_exact(source, tmp_path):
-    found = compare(source, _export(tmp_path, [(i, i) for i in range(9)]), cpu_spec())
-    assert (found.lost, found.duplicated, found.altered) == (1, 0, 0)
-    assert verdict(_row(found)).rank == SILENT
-    assert verdict(_row(found, claimed=False)).rank == REPORTED
-    assert matrix([_row(found)])["p"]["kill"] == "lost 1 (silent)"
+#: Two batches of five rows: the first acknowledged, the second's fate unknown.
+BATCHES = [(0, 5, "ok"), (5, 5, "unknown")]
+
+
+def test_a_missing_row_is_lost_by_what_its_batch_was_told(source, tmp_path):
+    export = _export(tmp_path, [(i, i) for i in range(10) if i not in (2, 7)])
+    found = compare(source, export, cpu_spec(), BATCHES)
+    assert (found.lost, found.duplicated, found.altered) == (2, 0, 0)
+    assert (found.lost_acknowledged, found.lost_unknown, found.lost_reported) == (1, 1, 0)
+    assert verdict(_row(found)).rank == LOST_ACKNOWLEDGED
+    assert matrix([_row(found)])["p"]["kill"] == "lost 1 acknowledged (silent)"
+    assert matrix([_row(found, errors=1)])["p"]["kill"] == "lost 1 acknowledged"
+    # A resend of the second batch that failed: its rows' loss was reported to the caller.
+    resent = compare(source, export, cpu_spec(), [*BATCHES, (5, 5, "fail")])
+    assert (resent.lost_acknowledged, resent.lost_unknown, resent.lost_reported) == (1, 0, 1)
+    # Rows of no batch: never sent after the load gave up.
+    unsent = compare(source, export, cpu_spec(), [(0, 5, "unknown")])
+    assert (unsent.lost_unknown, unsent.lost_reported) == (1, 1)
+    assert verdict(_row(unsent, errors=1)).rank == LOST_UNKNOWN
 
 
 def test_a_missing_row_hidden_by_a_duplicate_is_still_lost(source, tmp_path):
     rows = [(i, i) for i in range(9)] + [(0, 0)]  # the count is right, a row is not there
-    found = compare(source, _export(tmp_path, rows), cpu_spec())
+    found = compare(source, _export(tmp_path, rows), cpu_spec(), BATCHES)
     assert (found.lost, found.duplicated, found.table_rows) == (1, 1, 10)
-    assert verdict(_row(found)).rank == SILENT
+    assert found.lost_unknown == 1  # row 9, of the second batch
+    assert verdict(_row(found)).rank == LOST_UNKNOWN
 
 
 def test_an_altered_row_is_altered_not_lost(source, tmp_path):
     rows = [(i, i) for i in range(9)] + [(9, 99)]
-    found = compare(source, _export(tmp_path, rows), cpu_spec())
+    found = compare(source, _export(tmp_path, rows), cpu_spec(), BATCHES)
     assert (found.lost, found.duplicated, found.altered) == (0, 0, 1)
+    assert found.lost_unknown == 0  # the altered row stands for the missing one
+    assert verdict(_row(found)).rank == ALTERED
 
 
 def test_duplicates_are_counted_with_their_multiplicity(source, tmp_path):
@@ -165,33 +194,43 @@ def test_duplicates_are_counted_with_their_multiplicity(source, tmp_path):
     assert verdict(_row(exact)).rank == EXACT
 
 
-def test_the_cell_is_the_worst_case_and_marks_points_not_reached():
+def test_the_cell_is_the_worst_measured_case_and_counts_points_that_overlapped():
+    common = {"path": "p", "source_rows": 10, "altered": 0, "errors_seen": 1}
     rows = [
-        {"path": "p", "fault": "kill", "source_rows": 10, "lost": 0, "duplicated": 2,
-         "altered": 0, "claimed_success": True, "fault_at_s": 0.2},
-        {"path": "p", "fault": "kill", "source_rows": 10, "lost": 3, "duplicated": 0,
-         "altered": 0, "claimed_success": False, "fault_at_s": 0.4},
-        {"path": "p", "fault": "kill", "source_rows": 10, "lost": 0, "duplicated": 0,
-         "altered": 0, "claimed_success": True, "fault_at_s": None},
+        {**common, "fault": "kill", "duplicated": 2, "overlapped": True},
+        {**common, "fault": "kill", "lost_reported": 3, "duplicated": 0, "overlapped": True},
+        {**common, "fault": "kill", "duplicated": 0, "overlapped": False},
+        {**common, "fault": "pause_short", "duplicated": 0, "overlapped": False},
         {"path": "p", "fault": "cut_response", "not_applicable": "ILP/TCP answers nothing"},
         {"path": "p", "fault": "pause_long", "case_error": "boom"},
     ]  # fmt: skip
     cells = matrix(rows)["p"]
-    assert cells["kill"] == "lost 3 (reported) (1 of 3 points not reached)"
+    assert cells["kill"] == "lost 3 reported (2 of 3 points overlapped a request)"
+    assert cells["pause_short"].startswith("not measured")  # never `exact`
+    assert verdict(rows[3]).rank == NOT_MEASURED
     assert cells["cut_response"] == "n/a (ILP/TCP answers nothing)"
     assert cells["pause_long"] == "no result"
 
 
-def test_the_recommendation_skips_paths_that_lost_rows_silently():
-    def rows(path, rate, lost, dup=0):
-        common = {"path": path, "source_rows": rate, "altered": 0, "claimed_success": True}
-        return [{**common, "fault": "none", "lost": 0, "duplicated": 0, "load_s": 1.0},
-                {**common, "fault": "cut_response", "lost": lost, "duplicated": dup,
-                 "fault_at_s": 0.1}]  # fmt: skip
+def test_the_ranks_put_broken_promises_and_corruption_worst():
+    assert LOST_ACKNOWLEDGED < LOST_UNKNOWN < REPORTED < DUPLICATES < EXACT
+    assert ALTERED < LOST_UNKNOWN
+
+
+def test_the_recommendation_skips_unreported_losses_and_cells_not_measured():
+    def rows(path, rate, lost, dup=0, overlapped=True):
+        common = {"path": path, "source_rows": rate, "altered": 0, "errors_seen": 1}
+        return [{**common, "fault": "none", "duplicated": 0, "load_s": 1.0},
+                {**common, "fault": "cut_response", "lost_unknown": lost, "duplicated": dup,
+                 "overlapped": overlapped}]  # fmt: skip
 
     line = recommendation([*rows("fast-tcp", 900, 5), *rows("slow-http", 100, 0, dup=7)])
     assert "`slow-http`" in line and "fast-tcp" not in line
     assert "DEDUP" in line and "cut_response" in line
+    # A path whose only fault case overlapped nothing is judged on its control alone.
+    unmeasured = recommendation([*rows("fast-tcp", 900, 5, overlapped=False),
+                                 *rows("slow-http", 100, 0, dup=7)])  # fmt: skip
+    assert "`fast-tcp`" in unmeasured
 
 
 def _own_config(tmp_path: Path, **entry) -> dict:
@@ -253,10 +292,28 @@ def test_an_unsupported_path_is_a_cell_and_a_reason_never_a_verdict():
 
 
 def test_on_own_data_the_recommendation_does_not_offer_the_unsupported_dedup():
-    common = {"path": "p-http", "source_rows": 10, "altered": 0, "claimed_success": True}
+    common = {"path": "p-http", "source_rows": 10, "altered": 0, "errors_seen": 1}
     rows = [{**common, "fault": "none", "lost": 0, "duplicated": 0, "load_s": 1.0},
-            {**common, "fault": "cut_response", "lost": 0, "duplicated": 2, "fault_at_s": 0.1},
+            {**common, "fault": "cut_response", "duplicated": 2, "overlapped": True},
             {"path": "q-http-dedup", "fault": "none", "unsupported": OWN_DEDUP}]  # fmt: skip
     line = recommendation(rows)
     assert "`p-http`" in line and "DEDUP UPSERT KEYS for exactly-once" not in line
     assert "DEDUP cannot undo here" in line and OWN_DEDUP in line
+
+
+def _batch(*attempts) -> Batch:
+    return Batch(0, 10, "ok", [(start, end, None) for start, end in attempts])
+
+
+def test_a_fault_overlaps_a_request_only_as_the_attempts_times_say():
+    batches = [_batch((1.0, 2.0)), _batch((3.0, 4.0))]
+    assert overlapped("kill", 1.5, None, batches, True, None)  # inside an attempt
+    assert not overlapped("kill", 2.5, None, batches, True, None)  # between two
+    assert overlapped("pause_short", 2.5, 3.5, batches, True, None)  # the pause meets one
+    assert not overlapped("pause_long", 4.5, 9.0, batches, True, None)  # after the load
+    assert not overlapped("cut_stream", None, None, batches, True, None)  # never cut
+    assert overlapped("cut_response", 2.5, None, batches, True, None)  # it did cut
+    # ILP/TCP: from the first write until the table showed every row.
+    assert overlapped("kill", 4.5, None, batches, False, 5.0)
+    assert not overlapped("kill", 5.5, None, batches, False, 5.0)
+    assert overlapped("kill", 9.0, None, batches, False, None)  # never all visible

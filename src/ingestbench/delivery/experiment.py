@@ -1,11 +1,16 @@
 """The delivery experiment: every path × fault × point on one restartable server, each case
-checked row for row; delivery.csv and the matrix.
+checked row for row; delivery.csv, the histories and the matrix.
 
-A case: a fresh table (with DEDUP for a `-dedup` path), a relay in front of the server for the
-cuts, the load with the fault injected at its point, then the fault's end awaited (the restart,
-the resumption), the WAL applied, the table exported and compared with the source. What a case
-finds is recorded, never raised: a case that fails outright is a row with its error. Every relay
-ends with its case, and the server and its data directory with the experiment, also on failure.
+A path first loads once to warm up, then twice as its controls: their median time (over
+ILP/TCP, until the table showed every row) is the window each fault point is drawn from,
+uniformly, from the seed. Points are drawn until `points` of them overlapped a request (at most
+`max_points`). A case: a fresh table (with DEDUP for a `-dedup` path), a relay in front of the
+server for the relay's control and the cuts, the load with the fault done on its own clock, then
+the fault's end awaited (the restart, the resumption), the table settled (history.settle),
+exported and compared with the source, each missing row by what its batch's client was told.
+What a case finds is recorded, never raised: a case that fails outright is a row with its error.
+Every relay ends with its case, and the server and its data directory with the experiment, also
+on failure.
 """
 
 from __future__ import annotations
@@ -14,32 +19,38 @@ import csv
 import dataclasses
 import io
 import logging
+import statistics
 import time
 from pathlib import Path
 from typing import Any
 
-from ingestbench.catalogue import METHODS
 from ingestbench.config import QuestDBSettings
 from ingestbench.delivery.check import check_table
 from ingestbench.delivery.faults import CUTS, Injector, Point
+from ingestbench.delivery.history import overlapped, settle, visible_at, write_history
 from ingestbench.delivery.loaders import Load, run_load
-from ingestbench.delivery.paths import DeliveryPath, by_name
+from ingestbench.delivery.paths import CONTROLS, DeliveryPath, by_name
 from ingestbench.delivery.relay import Relay
 from ingestbench.delivery.settings import DeliverySettings
 from ingestbench.delivery.source import DeliverySource, delivery_source, why_unsupported
 from ingestbench.server.restartable import RestartableServer, restartable_server
-from ingestbench.server.table import recreate_table, wait_wal
+from ingestbench.server.table import recreate_table
 from ingestbench.tables.spec import TableSpec
 from ingestbench.tsbs.columns import cpu_spec
 
 log = logging.getLogger(__name__)
 TABLE = "delivery"
+#: delivery.csv's record version: 2 has the fault's own clock, `overlapped` and the losses by
+#: what the client was told.
+RECORD_VERSION = 2
 
-#: delivery.csv's columns, one row per path × fault × point.
+#: delivery.csv's columns, one row per case.
 COLUMNS = (
-    "path", "method", "transport", "dedup", "fault", "point", "source_rows", "table_rows",
-    "lost", "duplicated", "altered", "errors_seen", "first_error", "reported", "claimed_success",
-    "fault_at_s", "recovery_s", "load_s", "not_applicable", "unsupported", "case_error",
+    "version", "path", "method", "transport", "dedup", "fault", "point", "fault_s",
+    "fault_at_s", "overlapped", "source_rows", "table_rows", "lost", "lost_acknowledged",
+    "lost_unknown", "lost_reported", "duplicated", "altered", "errors_seen", "first_error",
+    "reported", "claimed_success", "recovery_s", "load_s", "visible_s", "not_applicable",
+    "unsupported", "case_error",
 )  # fmt: skip
 
 
@@ -48,48 +59,57 @@ def _through(server: RestartableServer, relay: Relay | None, path: DeliveryPath)
     qdb = server.qdb
     if relay is None:
         return qdb
-    port = {"http": "http_port", "tcp": "ilp_port", "pg": "pg_port"}[path.transport]
-    return dataclasses.replace(qdb, **{port: relay.port})
+    return dataclasses.replace(qdb, **{_port_of(path): relay.port})
 
 
-def _point(path: DeliveryPath, fault: str, share: float, rows: int, baseline_s: float) -> Point:
-    if METHODS[path.method].one_statement:  # no batches to count: a share of its time
-        return Point(seconds=None if fault in CUTS else share * baseline_s)
-    return Point(rows=max(1, int(share * rows)))
+def _relay_mode(fault: str) -> str | None:
+    return CUTS.get(fault, "stream" if fault == "relay" else None)  # the control never arms
+
+
+def base_row(path: DeliveryPath, fault: str, point: int = 0) -> dict[str, Any]:
+    return {"version": RECORD_VERSION, "path": path.name, "method": path.method,
+            "transport": path.transport, "dedup": path.dedup, "fault": fault,
+            "point": point}  # fmt: skip
 
 
 def run_case(
     server: RestartableServer,
     path: DeliveryPath,
     fault: str,
-    share: float,
+    fault_s: float,
     frame: Any,
     parquet: Path,
     settings: DeliverySettings,
     work: Path,
-    baseline_s: float = 1.0,
     spec: TableSpec | None = None,
+    histories: Path | None = None,
+    point: int = 0,
+    relay_mode: str | None = None,
 ) -> dict[str, Any]:
-    """One load under one fault, checked; its delivery.csv row. `spec` is the table's (TSBS's
-    cpu table by default); `frame` and `parquet` hold its rows."""
-    row: dict[str, Any] = {"path": path.name, "method": path.method,
-                           "transport": path.transport, "dedup": path.dedup, "fault": fault,
-                           "point": share}  # fmt: skip
+    """One load with `fault` done `fault_s` seconds into it, checked; its delivery.csv row (its
+    history file in `histories`). `spec` is the table's (TSBS's cpu table by default); `frame`
+    and `parquet` hold its rows. `relay_mode`: a relay of that mode armed from the start (the
+    tests' fake servers)."""
+    row = {**base_row(path, fault, point), "fault_s": round(fault_s, 3)}
     if (reason := path.not_applicable(fault)) is not None:
         return {**row, "not_applicable": reason}
     spec = spec or cpu_spec(table=TABLE)
     recreate_table(server.qdb, spec, dedup=path.dedup)
-    relay = Relay(getattr(server.qdb, _port_of(path)), CUTS[fault]) if fault in CUTS else None
-    injector = None
+    mode = relay_mode or _relay_mode(fault)
+    relay = Relay(getattr(server.qdb, _port_of(path)), mode) if mode else None
+    injector, visible = None, None
     try:
-        point = _point(path, fault, share, len(frame), baseline_s)
-        injector = Injector(fault, point, server, relay, settings)
+        if relay_mode:
+            relay.arm()
+        injector = Injector(fault, Point(fault_s), server, relay, settings)
         load = Load(path, _through(server, relay, path), spec, frame, parquet, settings,
-                    progress=injector.progress)  # fmt: skip
-        started = time.monotonic()
+                    on_ack=injector.on_ack)  # fmt: skip
         injector.start()
         outcome = run_load(load)
-        load_s = time.monotonic() - started
+        load_s = time.monotonic() - injector.started
+        if not path.acknowledged:  # the window runs until every row is visible
+            visible = visible_at(server.qdb, spec.table, len(frame), settings.settle_s,
+                                 injector.under_way)  # fmt: skip
     finally:
         if injector is not None:
             injector.finish()
@@ -97,12 +117,16 @@ def run_case(
             relay.close()
     if injector.error is not None:
         raise injector.error
-    fault_at = relay.cut_time() if relay is not None else injector.at
-    settle(server, spec.table, len(frame), settings.settle_s)
-    found = check_table(server.qdb, spec, parquet, work)
-    return {
+    fault_at = relay.cut_time() if relay is not None and fault in CUTS else injector.at
+    hit = overlapped(fault, fault_at, injector.ended, outcome.history, path.acknowledged,
+                     visible)  # fmt: skip
+    settle(server.qdb, spec.table, None if path.acknowledged else settings.settle_s)
+    found = check_table(server.qdb, spec, parquet, work, _statuses(outcome))
+    started = injector.started
+    row = {
         **row,
         **dataclasses.asdict(found),
+        "overlapped": hit if fault not in CONTROLS else "",
         "errors_seen": len(outcome.errors),
         "first_error": outcome.errors[0] if outcome.errors else "",
         "reported": outcome.gave_up is not None,
@@ -110,23 +134,15 @@ def run_case(
         "fault_at_s": None if fault_at is None else round(fault_at - started, 3),
         "recovery_s": outcome.recovery_s(fault_at),
         "load_s": round(load_s, 3),
+        "visible_s": None if visible is None else round(visible - started, 3),
     }
+    if histories is not None:
+        write_history(histories, f"{path.name}.{fault}.{point}", row, outcome.history, started)
+    return row
 
 
-def settle(server: RestartableServer, table: str, expected: int, settle_s: float) -> None:
-    """Until the table holds `expected` rows, or its count has stood still for `settle_s`: over
-    ILP/TCP nothing says when the server has the rows, which it commits on its own schedule."""
-    last, since = -1, time.monotonic()
-    while True:
-        wait_wal(server.qdb, table)
-        count = int(server.qdb.scalar(f"SELECT count() FROM {table}"))
-        if count == expected:
-            return
-        if count != last:
-            last, since = count, time.monotonic()
-        elif time.monotonic() - since >= settle_s:
-            return
-        time.sleep(0.1)
+def _statuses(outcome) -> list[tuple[int, int, str]]:
+    return [(b.first_row, b.rows, b.status) for b in outcome.history]
 
 
 def _port_of(path: DeliveryPath) -> str:
@@ -150,11 +166,11 @@ def run_experiment(
     jar: Path,
     work: Path,
     server_log: Path | None = None,
+    histories: Path | None = None,
 ) -> list[dict[str, Any]]:
     """Every configured path × fault × point, in that order, on a server of the `questdb`
-    settings; the `none` control first for each path (its time sets a one-statement path's
-    points). A path that cannot run on the dataset's table is one row per fault, `unsupported`
-    with its reason, and never runs."""
+    settings; each path's warm-up and controls first (they set its window). A path that cannot
+    run on the dataset's table is one row per fault, `unsupported` with its reason."""
     from ingestbench.ingest.frames.readers import read_frame
 
     source = delivery_source(manifest, data, TABLE)
@@ -167,7 +183,8 @@ def run_experiment(
             if (reason := why_unsupported(path, source)) is not None:
                 rows += unsupported_rows(path, settings, reason)
                 continue
-            rows += _path_cases(server, path, source, frame, settings, work)
+            cases = PathCases(server, path, source, frame, settings, work, histories)
+            rows += cases.run()
     return rows
 
 
@@ -175,39 +192,56 @@ def unsupported_rows(
     path: DeliveryPath, settings: DeliverySettings, reason: str
 ) -> list[dict[str, Any]]:
     """A path that cannot run on the table: one row per configured fault, with the reason."""
-    return [{"path": path.name, "method": path.method, "transport": path.transport,
-             "dedup": path.dedup, "fault": fault, "unsupported": reason}
-            for fault in settings.faults]  # fmt: skip
+    return [{**base_row(path, fault), "unsupported": reason} for fault in settings.faults]
 
 
-def _path_cases(
-    server: RestartableServer,
-    path: DeliveryPath,
-    source: DeliverySource,
-    frame: Any,
-    settings: DeliverySettings,
-    work: Path,
-) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
-    baseline_s = 1.0
-    for fault in ("none", *(f for f in settings.faults if f != "none")):
-        shares = [0.0] if fault == "none" else settings.fault_points(path.name, fault)
-        for share in shares:
-            log.info("delivery: %s under %s at %.3f", path.name, fault, share)
-            try:
-                row = run_case(server, path, fault, share, frame, source.path, settings, work,
-                               baseline_s, spec=source.spec)  # fmt: skip
-            except Exception as exc:  # noqa: BLE001 (recorded: the job goes on)
-                log.exception("delivery case %s/%s/%s failed", path.name, fault, share)
-                row = {"path": path.name, "method": path.method, "dedup": path.dedup,
-                       "transport": path.transport, "fault": fault, "point": share,
-                       "case_error": f"{type(exc).__name__}: {exc}"[:300]}  # fmt: skip
-                _healthy(server)
-            if fault == "none" and row.get("load_s"):
-                baseline_s = float(row["load_s"])
-            if fault in settings.faults:
-                rows.append(row)
-    return rows
+@dataclasses.dataclass
+class PathCases:
+    """One path's cases: warm-up, controls, then each fault's points."""
+
+    server: RestartableServer
+    path: DeliveryPath
+    source: DeliverySource
+    frame: Any
+    settings: DeliverySettings
+    work: Path
+    histories: Path | None
+
+    def case(self, fault: str, fault_s: float, point: int) -> dict[str, Any]:
+        log.info("delivery: %s under %s at %.3f s", self.path.name, fault, fault_s)
+        try:
+            return run_case(self.server, self.path, fault, fault_s, self.frame, self.source.path,
+                            self.settings, self.work, self.source.spec,
+                            self.histories if point >= 0 else None, point)  # fmt: skip
+        except Exception as exc:  # noqa: BLE001 (recorded: the job goes on)
+            log.exception("delivery case %s/%s/%s failed", self.path.name, fault, point)
+            _healthy(self.server)
+            return {**base_row(self.path, fault, point), "fault_s": round(fault_s, 3),
+                    "case_error": f"{type(exc).__name__}: {exc}"[:300]}  # fmt: skip
+
+    def window_s(self, controls: list[dict[str, Any]]) -> float:
+        """The median of the controls' times (over ILP/TCP until every row was visible)."""
+        key = "load_s" if self.path.acknowledged else "visible_s"
+        times = [float(c[key]) for c in controls if c.get(key) not in (None, "")]
+        return statistics.median(times) if times else 1.0
+
+    def run(self) -> list[dict[str, Any]]:
+        s = self.settings
+        self.case("none", 0.0, -1)  # the warm-up, not recorded
+        controls = [self.case("none", 0.0, k) for k in range(2)]
+        window = self.window_s(controls)
+        rows = controls if "none" in s.faults else []
+        for fault in (f for f in s.faults if f != "none"):
+            if fault in CONTROLS or self.path.not_applicable(fault):
+                rows.append(self.case(fault, 0.0, 0))
+                continue
+            hits = 0
+            for point, fault_s in enumerate(s.fault_times(self.path.name, fault, window)):
+                if hits >= s.points:
+                    break
+                rows.append(row := self.case(fault, fault_s, point))
+                hits += row.get("overlapped") is True
+        return rows
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:

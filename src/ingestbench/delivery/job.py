@@ -24,14 +24,16 @@ def delivery_job(
     md_path: Path,
     jar: Path | None,
     server_log: Path | None = None,
+    histories: Path | None = None,
 ) -> None:
+    """delivery.csv, the matrix and, in `histories`, one history file per case."""
     if jar is None:
         raise ValueError("the delivery experiment needs the workflow's own server (a jar)")
     settings = DeliverySettings.from_config(config)
     with tempfile.TemporaryDirectory(prefix="delivery-") as work:
         rows = run_experiment(settings, load_json(manifest, "manifest"), data,
                               QuestDBSettings.from_config(config), jar, Path(work),
-                              server_log)  # fmt: skip
+                              server_log, histories)  # fmt: skip
     write_text_atomic(csv_path, to_csv(rows))
     write_text_atomic(md_path, delivery_section(csv_path))
     log.info("delivery: %d cases into %s", len(rows), csv_path)

@@ -7,8 +7,14 @@ Every loader sends the dataset in batches of `batch_rows`, each from the code's 
 frame): a failed attempt closes the connection, and the batch goes again on a fresh one, after
 a pause, until `resend_deadline_s` has passed since the batch's first try; then the load gives up
 with the last error (it *reports* the fault). A load that ends without giving up *claims
-success*. `progress(rows)` is called before each batch goes, with the rows handed over by then:
-the fault injector's trigger.
+success*. `sending(first_row, rows)` is called before each batch goes: the history records each
+batch's attempts (start and answer times) and its outcome as the client saw it:
+
+- `ok`: the server acknowledged it (HTTP's answer, PGWire's COMMIT);
+- `fail`: the error reached the caller and the batch was not sent again (the load gave up; the
+  batches it never sent count so too);
+- `unknown`: the connection broke before an answer, or ILP/TCP, which answers nothing: a written
+  batch is unknown until the table shows it.
 """
 
 from __future__ import annotations
@@ -37,6 +43,22 @@ class GaveUp(Exception):
 
 
 @dataclass
+class Batch:
+    """One batch as the client saw it: its rows of the source (`first_row`, `rows`), its
+    attempts (time.monotonic() at start and at the answer or error; the error's text) and
+    its status (`ok`, `fail`, `unknown`; `pending` while it goes)."""
+
+    first_row: int
+    rows: int
+    status: str = "pending"
+    attempts: list[tuple[float, float, str | None]] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"first_row": self.first_row, "rows": self.rows, "status": self.status,
+                "attempts": [list(a) for a in self.attempts]}  # fmt: skip
+
+
+@dataclass
 class LoadOutcome:
     """What the user code saw: every error it caught, whether it gave up, when rows went in."""
 
@@ -45,6 +67,7 @@ class LoadOutcome:
     gave_up: str | None = None
     #: time.monotonic() of each acknowledged (or, over TCP, written) batch
     delivered_at: list[float] = field(default_factory=list)
+    history: list[Batch] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def error(self, exc: BaseException) -> None:
@@ -80,8 +103,25 @@ class Load:
     frame: Any  # the whole dataset as a pandas DataFrame: the code's own copy
     parquet: Path  # the same rows as a file (for a loader that hands the server a file)
     settings: DeliverySettings
-    progress: Callable[[int], None] = lambda rows: None
+    #: Called in the loader's thread just after the server acknowledged a batch (the injector's
+    #: kill after an acknowledgement).
+    on_ack: Callable[[], None] = lambda: None
     outcome: LoadOutcome = field(default_factory=LoadOutcome)
+    _current: threading.local = field(default_factory=threading.local, repr=False)
+
+    def sending(self, first_row: int, rows: int) -> None:
+        """The loader's hook before each batch goes: the next send of this thread is it."""
+        batch = Batch(first_row, rows)
+        with self.outcome.lock:
+            self.outcome.history.append(batch)
+        self._current.batch = batch
+
+    def current(self) -> Batch:
+        batch = getattr(self._current, "batch", None)
+        if batch is None:  # a loader that did not say which rows: all of them
+            self.sending(0, self.rows)
+            batch = self._current.batch
+        return batch
 
     @property
     def transport(self) -> str:
@@ -100,8 +140,7 @@ class Load:
 
     def batches(self) -> list[tuple[int, Any]]:
         n, k = len(self.frame), self.settings.batch_rows
-        return [(start + min(k, n - start), self.frame.iloc[start : start + k])
-                for start in range(0, n, k)]  # fmt: skip
+        return [(start, self.frame.iloc[start : start + k]) for start in range(0, n, k)]
 
 
 class _Resender:
@@ -110,22 +149,37 @@ class _Resender:
     def __init__(self, load: Load, opener: Callable[[], Any], closer: Callable[[Any], None]):
         self.load, self.opener, self.closer = load, opener, closer
         self.conn: Any = None
+        self.opens = 0  # connections opened: a reconnect is the second and later
+        self.failures = 0
 
     def send(self, action: Callable[[Any], None]) -> None:
         s, started = self.load.settings, time.monotonic()
+        acknowledged = self.load.path.acknowledged
         while True:
+            attempt = time.monotonic()
             try:
                 if self.conn is None:
                     self.conn = self.opener()
+                    self.opens += 1
                 action(self.conn)
             except Exception as exc:  # what user code catches: any failure of the attempt
+                batch = self.load.current()  # after the action: a resume may have moved it
                 self.load.outcome.error(exc)
+                batch.attempts.append((attempt, time.monotonic(), self.load.outcome.errors[-1]))
+                self.failures += 1
                 self.close()
                 if time.monotonic() - started > s.resend_deadline_s:
+                    batch.status = "fail"
                     raise GaveUp(self.load.outcome.errors[-1]) from exc
+                batch.status = "unknown"  # if a resend is cut short, its fate is unknown
                 time.sleep(s.resend_backoff_s)
                 continue
+            batch = self.load.current()
+            batch.attempts.append((attempt, time.monotonic(), None))
+            batch.status = "ok" if acknowledged else "unknown"
             self.load.outcome.delivered()
+            if acknowledged:
+                self.load.on_ack()
             return
 
     def close(self) -> None:
@@ -135,18 +189,20 @@ class _Resender:
                 self.closer(conn)
 
 
-def loader(method: str) -> Callable[[Load], None]:
-    """The resending loader of a delivery method, as its catalogue record names it (`deliver`)."""
-    ref = METHODS[method].deliver
+def loader(method: str, resume: bool = False) -> Callable[[Load], None]:
+    """The loader of a delivery method, as its catalogue record names it (`deliver`, or
+    `deliver_resume` for its `-resume` paths)."""
+    ref = METHODS[method].deliver_resume if resume else METHODS[method].deliver
     if not ref:
         raise ValueError(f"{method!r} is not a delivery method of the catalogue")
     return resolve(ref)
 
 
 def run_load(load: Load) -> LoadOutcome:
-    """The path's loader; a give-up is recorded, never raised."""
+    """The path's loader; a give-up is recorded, never raised. Batches it never sent after it
+    gave up are `fail`: the error reached the caller (the checker counts uncovered rows so)."""
     try:
-        loader(load.path.method)(load)
+        loader(load.path.method, load.path.resume)(load)
     except GaveUp as exc:
         load.outcome.gave_up = str(exc)
     return load.outcome

@@ -1,8 +1,12 @@
 """The delivery matrix: each case's verdict, the worst per path × fault, and the recommendation.
 
-From worst to best: `lost n (silent)` (rows missing, and the load claimed success) < `lost n
-(reported)` (rows missing, and the code gave up with the error) < `altered n` < `duplicates n`
-< `exact`. A case that failed outright is `no result`, below them all, so it cannot hide.
+From worst to best: `lost n acknowledged` (the server acknowledged rows it does not have) and
+`altered n` (rows no source row is: silent corruption) < `lost n unknown` (the connection broke
+before an answer, or ILP/TCP, which answers nothing) < `lost n reported` (the error reached the
+caller) < `duplicates n` < `exact`. A lost verdict says `(silent)` where no error reached the
+caller at all. A case that failed outright is `no result`, below them all, so it cannot hide; a
+case whose fault overlapped no request is `not measured`, never `exact`, and counts only where a
+cell has nothing else.
 """
 
 from __future__ import annotations
@@ -11,23 +15,31 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ingestbench.delivery.paths import FAULTS
+from ingestbench.delivery.paths import CONTROLS, FAULTS, by_name
 
 #: The cell of a path that cannot run on the dataset's table (its reason: `unsupported`).
 UNSUPPORTED = "unsupported"
-NO_RESULT, SILENT, REPORTED, ALTERED, DUPLICATES, EXACT = range(6)
-_LABEL = {SILENT: "lost {n} (silent)", REPORTED: "lost {n} (reported)", ALTERED: "altered {n}",
-          DUPLICATES: "duplicates {n}", EXACT: "exact", NO_RESULT: "no result"}  # fmt: skip
+NO_RESULT, LOST_ACKNOWLEDGED, ALTERED, LOST_UNKNOWN, REPORTED, DUPLICATES, EXACT = range(7)
+NOT_MEASURED = 99  # no verdict: ranks above exact so that any measured case outranks it
+_LABEL = {LOST_ACKNOWLEDGED: "lost {n} acknowledged", ALTERED: "altered {n}",
+          LOST_UNKNOWN: "lost {n} unknown", REPORTED: "lost {n} reported",
+          DUPLICATES: "duplicates {n}", EXACT: "exact", NO_RESULT: "no result",
+          NOT_MEASURED: "not measured"}  # fmt: skip
+#: The worst ranks: the server kept less than it said, or something else than it was sent.
+SILENT_CORRUPTION = (LOST_ACKNOWLEDGED, ALTERED)
+LEAD = "Fastest path that never lost a row unreported nor altered one, where a fault was measured:"
 
 
 @dataclass(frozen=True)
 class Verdict:
     rank: int
     n: int = 0
+    silent: bool = False  # rows lost and no error reached the caller
 
     @property
     def text(self) -> str:
-        return _LABEL[self.rank].format(n=f"{self.n:,}")
+        text = _LABEL[self.rank].format(n=f"{self.n:,}")
+        return text + " (silent)" if self.silent else text
 
 
 def _int(value: Any) -> int:
@@ -51,25 +63,28 @@ def verdict(row: dict[str, Any]) -> Verdict | None:
         return None
     if not _blank(row.get("case_error")) or _blank(row.get("source_rows")):
         return Verdict(NO_RESULT)
-    lost, altered, dup = _int(row["lost"]), _int(row["altered"]), _int(row["duplicated"])
-    if lost:
-        return Verdict(SILENT if _true(row["claimed_success"]) else REPORTED, lost)
-    if altered:
-        return Verdict(ALTERED, altered)
-    if dup:
+    if row["fault"] not in CONTROLS and not _true(row.get("overlapped")):
+        return Verdict(NOT_MEASURED)
+    silent = _int(row.get("errors_seen")) == 0 and not _true(row.get("reported"))
+    for rank, key in ((LOST_ACKNOWLEDGED, "lost_acknowledged"), (ALTERED, "altered"),
+                      (LOST_UNKNOWN, "lost_unknown"), (REPORTED, "lost_reported")):  # fmt: skip
+        if n := _int(row.get(key)):
+            return Verdict(rank, n, silent and rank != ALTERED)
+    if dup := _int(row["duplicated"]):
         return Verdict(DUPLICATES, dup)
     return Verdict(EXACT)
 
 
 def worst(verdicts: list[Verdict]) -> Verdict:
     rank = min(v.rank for v in verdicts)
-    return Verdict(rank, max(v.n for v in verdicts if v.rank == rank))
+    same = [v for v in verdicts if v.rank == rank]
+    return Verdict(rank, max(v.n for v in same), any(v.silent for v in same))
 
 
 def matrix(rows: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
-    """path -> fault -> the cell's text: the worst case, `n/a (why)` or `unsupported` (the path
-    did not run: `unsupported` says why), and how many of its points the fault never reached
-    (the load ended first)."""
+    """path -> fault -> the cell's text: the worst measured case, `n/a (why)` or `unsupported`
+    (the path did not run: `unsupported` says why), and how many of its points overlapped a
+    request; a cell of only points that overlapped none is `not measured`."""
     cells: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for row in rows:
         cells.setdefault(row["path"], {}).setdefault(row["fault"], []).append(row)
@@ -83,10 +98,10 @@ def matrix(rows: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
                 out[path][fault] = UNSUPPORTED if _blank(why) else f"n/a ({why})"
                 continue
             text = worst(verdicts).text
-            missed = sum(1 for c in cases if fault != "none" and _blank(c.get("case_error"))
-                         and _blank(c.get("fault_at_s")))  # fmt: skip
-            if missed:
-                text += f" ({missed} of {len(cases)} points not reached)"
+            missed = sum(1 for v in verdicts if v.rank == NOT_MEASURED)
+            if missed and fault not in CONTROLS:
+                hits = len(verdicts) - missed
+                text += f" ({hits} of {len(verdicts)} points overlapped a request)"
             out[path][fault] = text
     return out
 
@@ -103,22 +118,30 @@ def throughput(rows: list[dict[str, Any]]) -> dict[str, float]:
             and float(r["load_s"]) > 0}  # fmt: skip
 
 
+def _rule(path: str) -> str:
+    try:
+        return by_name(path).resend
+    except KeyError:  # not a path of the catalogue's (a hand-made row)
+        return "retries, then the failed batch sent again from the code's copy"
+
+
 def recommendation(rows: list[dict[str, Any]]) -> str:
-    """One line: the fastest path that never lost rows silently, and what it needs."""
+    """One line: the fastest path that never lost rows acknowledged or unknown, nor altered any,
+    in a measured case (cells not measured say nothing either way), and what it needs."""
     ranks: dict[str, list[int]] = {}
     dup_faults: dict[str, list[str]] = {}
     for row in rows:
-        if (v := verdict(row)) is not None:
+        if (v := verdict(row)) is not None and v.rank != NOT_MEASURED:
             ranks.setdefault(row["path"], []).append(v.rank)
             if v.rank == DUPLICATES:
                 dup_faults.setdefault(row["path"], []).append(row["fault"])
     speed = throughput(rows)
-    safe = [p for p, r in ranks.items() if min(r) > SILENT and p in speed]
+    safe = [p for p, r in ranks.items() if min(r) > LOST_UNKNOWN and p in speed]
     if not safe:
-        return ("No path delivered without a silent loss (or a case without a result) under "
-                "every fault measured.")  # fmt: skip
+        return ("No path delivered without losing acknowledged or unknown rows (or a case "
+                "without a result) under every fault measured.")  # fmt: skip
     best = max(safe, key=speed.__getitem__)
-    needs = ["its resend rule (retries, then the failed batch sent again from the code's copy)"]
+    needs = [f"its resend rule ({_rule(best)})"]
     if best.endswith("-dedup"):
         needs.append("a table with DEDUP UPSERT KEYS on the timestamp and the tags")
     elif dup_faults.get(best):
@@ -127,12 +150,11 @@ def recommendation(rows: list[dict[str, Any]]) -> str:
         if dedup_refused:  # DEDUP is not for this table (own data): say so, not that it helps
             why = dedup_refused[0]
             return (
-                f"Fastest path that never lost rows silently: `{best}` ({speed[best]:,.0f} "
-                f"rows/s fault-free); it needs {needs[0]}, and it duplicated rows under "
+                f"{LEAD} `{best}` ({speed[best]:,.0f} rows/s fault-free); it needs {needs[0]}, "
+                f"and it duplicated rows under "
                 f"{faults}, which DEDUP cannot undo here ({why})."
             )
         needs.append(f"DEDUP UPSERT KEYS for exactly-once (it duplicated rows under {faults})")
     return (
-        f"Fastest path that never lost rows silently: `{best}` ({speed[best]:,.0f} rows/s "
-        f"fault-free); it needs {' and '.join(needs)}."
+        f"{LEAD} `{best}` ({speed[best]:,.0f} rows/s fault-free); it needs {' and '.join(needs)}."
     )

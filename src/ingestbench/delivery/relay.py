@@ -7,6 +7,9 @@ library only, a thread per direction of each connection), which cuts once when t
   (`HTTP/1.1 2..`, or PGWire's CommandComplete of a COMMIT) is dropped and both sides reset: the
   server did the work and the client never hears it. The deterministic way to make a client's
   retry duplicate rows.
+- `swallow` (the tests' fake server): the next HTTP request is kept from the server and answered
+  `204` by the relay itself (a batch acknowledged and lost); anything else (ILP/TCP) is dropped
+  from then on, never answered (rows whose fate the client cannot know).
 
 `Relay` (the parent's side) starts this file as a process of its own (`python relay.py PORT
 MODE`), which prints its port, takes `arm` on stdin and prints `cut <CLOCK_MONOTONIC seconds>`
@@ -27,7 +30,9 @@ import threading
 import time
 
 LOOPBACK = "127.0.0.1"
-MODES = ("stream", "response")
+MODES = ("stream", "response", "swallow")
+#: What the swallowing relay answers a request it kept from the server: ILP/HTTP's success.
+FAKE_ACK = b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n"
 #: A success answer: ILP/HTTP's 204, /exec's 200, PGWire's CommandComplete("COMMIT").
 SUCCESS = (b"HTTP/1.1 2", b"COMMIT\x00")
 
@@ -55,15 +60,51 @@ class _Cutter:
         with self.lock:
             if not self.armed or self.done:
                 return False
-            hit = upstream if self.mode == "stream" else (
+            hit = upstream if self.mode in ("stream", "swallow") else (
                 not upstream and any(p in data for p in SUCCESS))  # fmt: skip
             self.done = hit
             return hit
 
 
+def _request_end(buffer: bytes) -> int | None:
+    """Where the first whole HTTP request in `buffer` ends (Content-Length bodies), or None."""
+    head, sep, _ = buffer.partition(b"\r\n\r\n")
+    if not sep:
+        return None
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    end = len(head) + 4 + length
+    return end if len(buffer) >= end else None
+
+
+def _swallow(src: socket.socket, dst: socket.socket, cutter: _Cutter, data: bytes) -> None:
+    """The swallowing mode from its first armed bytes: one HTTP request answered by the relay
+    and kept from the server, then the rest forwarded; other bytes dropped until the end."""
+    http = data.startswith((b"POST ", b"GET "))
+    while http and (end := _request_end(data)) is None:
+        more = src.recv(65536)
+        if not more:
+            return
+        data += more
+    print(f"cut {time.monotonic():.6f}", flush=True)
+    if not http:
+        while src.recv(65536):  # never reaches the server, never answered
+            pass
+        return
+    src.sendall(FAKE_ACK)
+    if rest := data[end:]:
+        dst.sendall(rest)
+
+
 def _pipe(src: socket.socket, dst: socket.socket, cutter: _Cutter, upstream: bool) -> None:
     try:
         while data := src.recv(65536):
+            if upstream and cutter.mode == "swallow" and cutter.should_cut(data, True):
+                _swallow(src, dst, cutter, data)
+                continue
             if cutter.should_cut(data, upstream):
                 if upstream:  # half of it reaches the server
                     dst.sendall(data[: len(data) // 2])

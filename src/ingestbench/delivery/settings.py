@@ -14,6 +14,7 @@ class DeliverySettings:
     paths: tuple[str, ...]
     faults: tuple[str, ...]
     points: int
+    max_points: int
     seed: int
     batch_rows: int
     workers: int
@@ -32,10 +33,12 @@ class DeliverySettings:
         d.pop("dataset", None)
         return cls(**{**d, "paths": tuple(d["paths"]), "faults": tuple(d["faults"])})
 
-    def fault_points(self, path: str, fault: str) -> list[float]:
-        """`points` shares of the rows sent, in [0.1, 0.9], the same for a seed, path and fault."""
+    def fault_times(self, path: str, fault: str, window_s: float) -> list[float]:
+        """`max_points` times drawn uniformly over the window (seconds into the load), the same
+        for a seed, path and fault: the experiment takes them in order until `points` of them
+        overlapped a request."""
         rng = random.Random(f"{self.seed}:{path}:{fault}")
-        return sorted(round(rng.uniform(0.1, 0.9), 3) for _ in range(self.points))
+        return [round(rng.uniform(0, window_s), 3) for _ in range(self.max_points)]
 
 
 def dataset_entry(config: dict[str, Any]) -> dict[str, Any] | None:

@@ -68,9 +68,11 @@ class RestartableServer:
         log.info("QuestDB pid %d up on %s (start %d)", self.proc.pid, self.root, self.starts)
 
     def kill(self) -> None:
-        """SIGKILL, as the OOM killer sends it: a process crash, not a power cut (what the
-        server had written stays in the page cache and reaches the disk); waits until the
-        process is gone."""
+        """SIGKILL, as the OOM killer sends it: a process crash, not a power loss. What the
+        server had written stays in the page cache and reaches the disk, so writes not yet
+        synced are never dropped here; whether they would survive a power loss is
+        `cairo.commit.mode`'s to decide, and nothing here tests it. Waits until the process is
+        gone."""
         if self.proc is None or self.proc.poll() is not None:
             return
         self.resume()  # a stopped process takes SIGKILL too, but leave no stale state

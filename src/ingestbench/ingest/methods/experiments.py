@@ -115,6 +115,7 @@ class Resender(Protocol):
     `action(connection)` until it succeeds or the resend deadline passes (then it raises)."""
 
     conn: Any
+    opens: int  # connections opened so far: a reconnect is the second and later
 
     def send(self, action: Callable[[Any], None]) -> None: ...
 
@@ -145,12 +146,15 @@ class ResendLoad(Protocol):
     @property
     def ilp_protocol(self) -> int: ...
 
+    @property
+    def frame(self) -> Any: ...
+
     def batches(self) -> list[tuple[int, Any]]:
-        """(rows handed over once it is sent, the batch), from the code's own copy."""
+        """(its first row, the batch), from the code's own copy."""
         ...
 
-    def progress(self, rows: int) -> None:
-        """Called before each batch goes, with the rows handed over by then."""
+    def sending(self, first_row: int, rows: int) -> None:
+        """Called before each batch goes (in the thread that sends it): its rows of the copy."""
         ...
 
     def resender(self, opener: Callable[[], Any], closer: Callable[[Any], None]) -> Resender: ...

@@ -309,7 +309,7 @@ def deliver_threads(load: ResendLoad) -> None:
                     item = next(batches, None)
                     if item is None:
                         break
-                    load.progress(item[0])
+                load.sending(item[0], len(item[1]))
                 conn.send(dataframe_batch(load, item[1]))
             close_politely(conn)
         except BaseException as exc:  # noqa: BLE001 (handed to the main thread)

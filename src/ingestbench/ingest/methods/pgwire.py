@@ -358,8 +358,8 @@ def deliver_executemany(load: ResendLoad) -> None:
     sql = insert_sql(load.spec.table, columns, lambda i: "%s")
     conn = load.resender(lambda: psycopg_connect(load.qdb, connect_timeout=10), lambda c: c.close())
     try:
-        for done, batch in load.batches():
-            load.progress(done)
+        for first, batch in load.batches():
+            load.sending(first, len(batch))
             rows = list(bound_rows(batch[columns]))  # nulls as None, as the ingest method binds
 
             def action(c, rows=rows) -> None:

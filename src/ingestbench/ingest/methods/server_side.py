@@ -197,5 +197,5 @@ def deliver(load: ResendLoad) -> None:
     with placed_in(Path(load.qdb.copy_root), load.parquet) as placed:
         statement = parquet_insert(load.spec, placed.name)
         conn = load.resender(lambda: load.qdb, lambda q: None)
-        load.progress(load.rows)
+        load.sending(0, load.rows)
         conn.send(lambda q: q.sql(statement, timeout=load.settings.statement_timeout_s))

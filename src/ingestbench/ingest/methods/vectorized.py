@@ -240,8 +240,8 @@ def deliver(load: ResendLoad) -> None:
 
     conn = load.resender(opener, lambda sock: sock.close())
     try:
-        for done, batch in load.batches():
-            load.progress(done)
+        for first, batch in load.batches():
+            load.sending(first, len(batch))
             data = encoder.encode(as_record_batch(batch))
             conn.send(lambda sock, data=data: sock.sendall(data))
         if conn.conn is not None:

@@ -63,9 +63,7 @@ class Method:
     sender_pool: bool = False
     #: The server reads the file from its copy root (cairo.sql.copy.root).
     copy_root: bool = False
-    # What it needs of the server beyond the oldest version run (ingestbench.server.versions'
-    # FEATURES): on a version without one, the path is recorded unsupported with the reason.
-    server_features: tuple[str, ...] = ()
+    server_features: tuple[str, ...] = ()  # server.versions' FEATURES: else unsupported, why
     #: Its class, under ingestbench.ingest.methods (`module.Class`), resolved by that package.
     implementation: str = ""
     #: docs/iot.md: how it loads two tables in one job.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from ingestbench.dtypes import check as check_module
 from ingestbench.dtypes import senders
 from ingestbench.dtypes.cases import CASES, ROWS, Case
 from ingestbench.dtypes.check import CellMismatch, RowsDropped, check_cell
@@ -72,11 +73,13 @@ def test_the_vectorized_encoder_loads_every_dtype_dataframe_loads_and_more(matri
     client refuses: Arrow dictionaries, and dates (as times at midnight UTC)."""
     for (library, dtype, method, transport), cell in matrix.items():
         if method == "dataframe" and cell.outcome == "validated":
-            assert matrix[library, dtype, "vectorized", transport].outcome == "validated"
+            vectorized = matrix[library, dtype, "vectorized", transport]
+            assert vectorized.outcome == "validated", vectorized
     for library, dtype in [("pandas", "ArrowDtype(dictionary)"), ("pandas", "date (object)"),
                            ("polars", "Date"), ("pandas", "ArrowDtype(date32)")]:  # fmt: skip
         for transport in ("http", "tcp"):
-            assert matrix[library, dtype, "vectorized", transport].outcome == "validated"
+            vectorized = matrix[library, dtype, "vectorized", transport]
+            assert vectorized.outcome == "validated", vectorized
 
 
 def test_the_check_fails_when_a_value_differs(questdb, tmp_path):
@@ -97,7 +100,8 @@ def test_the_check_fails_when_the_type_differs(questdb, tmp_path):
         check_cell(questdb, "dtypes_check_type", sent, tmp_path / "export.parquet")
 
 
-def test_the_check_names_missing_rows(questdb, tmp_path):
+def test_the_check_names_missing_rows(questdb, tmp_path, monkeypatch):
+    monkeypatch.setattr(check_module, "STALL_S", 3.0)  # the count stands still: give up soon
     sent = case("pandas", "float64 (with NaN)")
     senders.send(
         questdb, "dataframe", "http", "dtypes_check_rows", sent.frame().head(5), symbol=False

@@ -258,6 +258,23 @@ def test_a_failure_below_a_passing_rate_caps_the_sustained_rate(tmp_path):
     assert "up to 1,000 rows/s" in markdown(read_paced_table(csv))
 
 
+def test_each_server_sustains_its_own_rate(tmp_path):
+    """The same path on two servers: one failed its lowest rate, so it sustains none, and the
+    other's passes do not make up for it."""
+    records = []
+    for server, passed in (("9.3.4", True), ("8.2.0", False)):
+        folder = tmp_path / "paced" / server / "cpu-x"
+        folder.mkdir(parents=True)
+        steps = [_step("unpaced", None, 0.01)] + [
+            _step("paced", 1000.0, 0.05, passed=passed, repeat=r) for r in (0, 1)]
+        records.append(_record(folder, "pandas-dataframe-parquet-http-farrival", "arrival", steps))
+    best = highest_sustained(read_paced_table(_written(records, tmp_path / "paced.csv")))
+    by_server = best.set_index("server")["paced_sustained_rows_per_s"]
+    assert by_server["9.3.4"] == 1000.0 and np.isnan(by_server["8.2.0"])
+    md = markdown(read_paced_table(tmp_path / "paced.csv"))
+    assert "### cpu-x on QuestDB 9.3.4" in md and "### cpu-x on QuestDB 8.2.0" in md
+
+
 def _written(records, csv):
     write_paced_table(records, csv)
     return csv

@@ -30,17 +30,20 @@ def sustained_rate(paced_steps: pd.DataFrame) -> tuple[float, pd.DataFrame]:
 
 
 def highest_sustained(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per dataset, path and flush mode: the unpaced maximum (rows visible per second
-    in steady state), the highest rate sustained the whole way up, the worst p99 of its repeats
-    and their spread (NaN: no rate was)."""
+    """One row per server, dataset, path and flush mode: the unpaced maximum (rows visible per
+    second in steady state), the highest rate sustained the whole way up, the worst p99 of its
+    repeats and their spread (NaN: no rate was). Each server's steps are its own: a rate held
+    on one version says nothing of another's."""
     out = []
-    for (dataset, variant), group in df.groupby(["dataset", "variant"], sort=False):
+    df = df.assign(server=df["server"].fillna("")) if "server" in df else df.assign(server="")
+    for (server, dataset, variant), group in df.groupby(["server", "dataset", "variant"],
+                                                         sort=False):  # fmt: skip
         first = group.iloc[0]
         unpaced = group[group["kind"] == "unpaced"]
         best, steps = sustained_rate(group[group["kind"] == "paced"])
         p99 = steps["latency_p99_s"]
         out.append({
-            "dataset": dataset, "variant": variant, "status": PACED_STATUS,
+            "dataset": dataset, "variant": variant, "status": PACED_STATUS, "server": server,
             "library": first["library"], "method": first["method"],
             "transport": first["transport"], "flush": first["flush"], "path": first["path"],
             "paced_unpaced_rows_per_s": unpaced["visible_rows_per_s"].max(),
@@ -100,9 +103,11 @@ def markdown(df: pd.DataFrame) -> str:
              "be measured; a rate is sustained when it and every lower rate passed in every "
              "repeat. Every step's figures: paced.csv.", ""]  # fmt: skip
     best = highest_sustained(df)
-    for dataset, group in best.groupby("dataset", sort=False):
+    several = best["server"].nunique() > 1
+    for (server, dataset), group in best.groupby(["server", "dataset"], sort=False):
         bound = group["paced_latency_bound_s"].iloc[0]
-        lines += [f"### {dataset}", "",
+        where = dataset + (f" on QuestDB {server}" if several else "")
+        lines += [f"### {where}", "",
                   f"| path | flush | unpaced rows/s (visible) | highest sustained rows/s "
                   f"(p99 ≤ {bound:g} s) | worst p99 there (spread) | repeats | validated |",
                   "|---|---|---:|---:|---:|---:|---|"]  # fmt: skip
@@ -115,7 +120,7 @@ def markdown(df: pd.DataFrame) -> str:
                 f"{spread_text(r['paced_p99_spread_s'])} | {r['paced_repeats']} | "
                 f"{'yes' if r['validated'] else 'NO'} |"
             )
-        lines += ["", f"**Recommendation ({dataset}):** {recommendation(group)}", ""]
+        lines += ["", f"**Recommendation ({where}):** {recommendation(group)}", ""]
     unpaced = [f"{m.name} ({m.unpaced_reason})" for m in CATALOGUE if m.unpaced_reason]
     lines += [f"Not paced (unsupported): {'; '.join(unpaced)}.", ""]
     return "\n".join(lines)

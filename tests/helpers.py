@@ -4,6 +4,7 @@ QuestDB version the tests run (the schema's default, the one home of that fact).
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import signal
 import subprocess
@@ -168,3 +169,74 @@ def python_in(copy: Path) -> Callable[..., str]:
         return done.stdout
 
     return python
+
+
+def paced_record(tmp_path: Path, variant: str, flush: str, steps: list[dict[str, Any]]) -> Path:
+    """A paced job's record (paced.job's JSON) of `steps` (paced_step) in `tmp_path`."""
+    doc = {"dataset": "cpu-x", "variant": variant, "path": variant.rsplit("-", 1)[0],
+           "library": "pandas", "method": "dataframe", "transport": "http", "flush": flush,
+           "settings": {"latency_bound_s": 1.0, "arrival_rows": 10}, "steps": steps}  # fmt: skip
+    path = tmp_path / f"{variant}.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def paced_step(
+    kind: str, rate: float | None, p99: float, passed: bool = True, repeat: int = 0
+) -> dict[str, Any]:
+    """One step of a paced record: a p99 of `p99` s, passed or failed."""
+    lat = {"p50": p99 / 2, "p90": p99, "p99": p99, "p999": None, "max": p99 * 2}
+    return {"name": kind, "kind": kind, "rows_per_s": rate, "of_max": None, "repeat": repeat,
+            "released_rows_per_s": rate or 5000.0, "sent_rows_per_s": rate or 5000.0,
+            "visible_rows_per_s": rate or 5000.0, "backlog_rows_per_s": 0.0,
+            "latency_slope": 0.0, "measured_s": 10.0, "arrivals": 1000, "rows": 10_000,
+            "p999_note": "1,000 measured arrivals, fewer than 10,000", "keeps_up": passed,
+            "rising": False, "measured": True, "passed": passed, "within_bound": passed,
+            "status": "pass" if passed else "fail", "resolution_s": 0.1, "failed_samples": 0,
+            "latency": lat, "service": lat, "validation": {"ok": True}}  # fmt: skip
+
+
+def results_with_every_part(results: Path, experiments: bool = True, older: str = "") -> Path:
+    """The reference run's results (copied to `results` unless there) with a paced.csv and a
+    delivery.csv beside them (a path sustaining 1,000 rows/s; over HTTP a kill duplicates 5 rows,
+    over TCP it loses 7 unknown), the config's paced and delivery sections when `experiments`,
+    and with `older` every variant again on that version at half the rate."""
+    import shutil
+
+    import pandas as pd
+
+    from ingestbench.paced.table import write_paced_table
+    from ingestbench.server.versions import server_labels
+
+    if not results.exists():
+        shutil.copytree(REFERENCE, results)
+    env = json.loads((results / "environment.json").read_text())
+    config = env["workflow"]["config"]
+    (server,) = server_labels(config)
+    folder = results.parent / "paced-records" / server / "cpu-x"
+    folder.mkdir(parents=True, exist_ok=True)
+    steps = [paced_step("unpaced", None, 0.01), paced_step("paced", 1000.0, 0.2),
+             paced_step("paced", 2000.0, 3.0, passed=False)]  # fmt: skip
+    record = paced_record(folder, "pandas-dataframe-parquet-http-farrival", "arrival", steps)
+    write_paced_table([record], results / "paced.csv")
+    delivery = results / "delivery" / server / "delivery.csv"
+    delivery.parent.mkdir(parents=True, exist_ok=True)
+    delivery.write_text(
+        "path,fault,source_rows,lost_acknowledged,lost_unknown,lost_reported,duplicated,altered,"
+        "errors_seen,overlapped,reported,load_s\n"
+        "dataframe-http,none,100,0,0,0,0,0,0,,,0.5\n"
+        "dataframe-http,kill,100,0,0,0,5,0,1,True,,0.6\n"
+        "dataframe-tcp,none,100,0,0,0,0,0,0,,,0.2\n"
+        "dataframe-tcp,kill,100,0,7,0,0,0,0,True,,0.3\n"
+    )
+    if experiments:
+        env["workflow"]["config"] = {**config, "paced": {}, "delivery": {}}
+        (results / "environment.json").write_text(json.dumps(env))
+    if older:
+        summary = pd.read_csv(results / "summary.csv")
+        half = {c: summary[c] / 2 for c in ("rows_per_s_median", "rows_per_s_min",
+                                             "rows_per_s_max")}  # fmt: skip
+        pd.concat([summary.assign(server=server), summary.assign(server=older, **half)]).to_csv(
+            results / "summary.csv", index=False
+        )
+    return results

@@ -229,3 +229,44 @@ def test_a_run_with_readers_keeps_its_figures_per_count_and_its_series():
     # A run without readers has neither.
     plain = [d for d in read_archive(REPO / "archive") if not d.get("series")]
     assert plain and not any("readers" in v for d in plain for v in d["variants"])
+
+
+def test_a_run_with_paced_and_delivery_archives_each_experiments_part(tmp_path):
+    """The parts the page's sections show, from the files the summary read: paced's paths with
+    their sustained rates and advice, delivery's matrix per server; and only for an experiment
+    the run's config had."""
+    from tests.helpers import results_with_every_part
+
+    results = results_with_every_part(tmp_path / "r", experiments=False)
+    assert "experiments" not in build_document(results, "none")  # not in the run's config
+    results_with_every_part(results)
+    parts = read_document(write_document(results, tmp_path / "archive", "both"))["experiments"]
+    (path,) = parts["paced"]["paths"]
+    assert (path["server"], path["flush"], path["paced_sustained_rows_per_s"]) == (
+        "9.3.4",
+        "arrival",
+        1000.0,
+    )
+    assert "up to 1,000 rows/s" in parts["paced"]["recommendations"][0]["text"]
+    (matrix,) = parts["delivery"]["servers"]
+    assert matrix["server"] == "9.3.4" and matrix["faults"] == ["none", "kill"]
+    assert matrix["cells"]["dataframe-tcp"]["kill"] == "lost 7 unknown (silent)"
+    assert matrix["cells"]["dataframe-http"]["kill"] == "duplicates 5"
+    assert "`dataframe-http`" in matrix["recommendation"]
+
+
+def test_a_run_of_several_servers_names_each_variant_by_its_server(tmp_path):
+    import pandas as pd
+
+    from tests.helpers import results_with_every_part
+
+    summary = pd.read_csv(RESULTS / "summary.csv")
+    doc = build_document(results_with_every_part(tmp_path / "r", older="8.2.0"), "servers")
+    names = {(v["dataset"], v["name"]) for v in doc["variants"]}
+    assert len(names) == len(doc["variants"]) == 2 * len(summary)
+    first = summary.iloc[0]
+    assert (first["dataset"], f"{first['variant']} @ 8.2.0") in names
+    assert doc["servers"]["baseline"] == "9.3.4"
+    ratios = {c["ratio"] for d in doc["servers"]["datasets"] for c in d["cells"]
+              if c["server"] == "8.2.0" and c["status"] == "ok"}  # fmt: skip
+    assert ratios and all(abs(r - 0.5) < 1e-9 for r in ratios)

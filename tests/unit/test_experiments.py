@@ -8,12 +8,13 @@ import pytest
 
 from ingestbench.charts.registry import CHARTS
 from ingestbench.config import load_config
+from ingestbench.publish.site import PAGE
 from ingestbench.schema import load_schema
 from ingestbench.workflow.experiments import EXPERIMENTS, active, hook, included, settings
 from ingestbench.workflow.result_keys import NOT_BENCHMARK_KEYS, config_hash
 from tests.helpers import REPO
 
-HOOKS = ("settings", "listing", "check", "runs", "summary", "archive", "page")
+HOOKS = ("settings", "listing", "check", "runs", "summary", "archive")
 
 
 @pytest.mark.parametrize("experiment", EXPERIMENTS, ids=lambda e: e.key)
@@ -26,6 +27,9 @@ def test_each_entry_names_what_exists(experiment):
         target = getattr(experiment, name)
         assert target is None or callable(hook(target)), (experiment.key, name)
     assert (experiment.key in NOT_BENCHMARK_KEYS) == (not experiment.changes_backfill)
+    # its page script registers its section; an archived part is what that section shows
+    assert experiment.page is None or (PAGE / experiment.page).is_file()
+    assert (experiment.page is None) == (experiment.archive is None)
 
 
 def test_the_keys_are_unique_and_the_shipped_configs_turn_each_on():

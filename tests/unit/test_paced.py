@@ -4,7 +4,6 @@ config's checks, the schedule, the histogram's percentiles, the step verdicts, t
 from __future__ import annotations
 
 import copy
-import json
 
 import numpy as np
 import pandas as pd
@@ -20,7 +19,7 @@ from ingestbench.paced.summary import highest_sustained, latency_text, markdown
 from ingestbench.paced.table import paced_table, read_paced_table, write_paced_table
 from ingestbench.results.summary import read_summary, write_summary
 from ingestbench.workflow.experiments import summary_parts
-from tests.helpers import FIXTURE_RESULTS, REPO
+from tests.helpers import FIXTURE_RESULTS, REPO, paced_record, paced_step
 
 
 def test_a_paced_name_round_trips_through_the_grammar():
@@ -221,36 +220,15 @@ def test_rows_are_stamped_when_due_and_cycled(tmp_path):
         stamped_rows(source, spec, np.array([0.0, 0.5]), 2, False, tmp_path / "f.parquet")
 
 
-def _record(tmp_path, variant, flush, steps):
-    doc = {"dataset": "cpu-x", "variant": variant, "path": variant.rsplit("-", 1)[0],
-           "library": "pandas", "method": "dataframe", "transport": "http", "flush": flush,
-           "settings": {"latency_bound_s": 1.0, "arrival_rows": 10}, "steps": steps}  # fmt: skip
-    path = tmp_path / f"{variant}.json"
-    path.write_text(json.dumps(doc))
-    return path
-
-
-def _step(kind, rate, p99, passed=True, repeat=0):
-    lat = {"p50": p99 / 2, "p90": p99, "p99": p99, "p999": None, "max": p99 * 2}
-    return {"name": kind, "kind": kind, "rows_per_s": rate, "of_max": None, "repeat": repeat,
-            "released_rows_per_s": rate or 5000.0, "sent_rows_per_s": rate or 5000.0,
-            "visible_rows_per_s": rate or 5000.0, "backlog_rows_per_s": 0.0,
-            "latency_slope": 0.0, "measured_s": 10.0, "arrivals": 1000, "rows": 10_000,
-            "p999_note": "1,000 measured arrivals, fewer than 10,000", "keeps_up": passed,
-            "rising": False, "measured": True, "passed": passed, "within_bound": passed,
-            "status": "pass" if passed else "fail", "resolution_s": 0.1, "failed_samples": 0,
-            "latency": lat, "service": lat, "validation": {"ok": True}}  # fmt: skip
-
-
 def test_a_failure_below_a_passing_rate_caps_the_sustained_rate(tmp_path):
     """Sustained means the whole way up, in every repeat: 3,000 passed in both repeats but
     2,000 failed in the second, so the path sustains 1,000."""
-    steps = [_step("unpaced", None, 0.01)]
+    steps = [paced_step("unpaced", None, 0.01)]
     for repeat in (0, 1):
-        steps += [_step("paced", 1000.0, 0.05, repeat=repeat),
-                  _step("paced", 2000.0, 0.2, passed=repeat == 0, repeat=repeat),
-                  _step("paced", 3000.0, 0.3, repeat=repeat)]  # fmt: skip
-    a = _record(tmp_path, "pandas-dataframe-parquet-http-farrival", "arrival", steps)
+        steps += [paced_step("paced", 1000.0, 0.05, repeat=repeat),
+                  paced_step("paced", 2000.0, 0.2, passed=repeat == 0, repeat=repeat),
+                  paced_step("paced", 3000.0, 0.3, repeat=repeat)]  # fmt: skip
+    a = paced_record(tmp_path, "pandas-dataframe-parquet-http-farrival", "arrival", steps)
     csv = tmp_path / "paced.csv"
     best = highest_sustained(read_paced_table(_written([a], csv)))
     (row,) = best.to_dict("records")
@@ -265,9 +243,11 @@ def test_each_server_sustains_its_own_rate(tmp_path):
     for server, passed in (("9.3.4", True), ("8.2.0", False)):
         folder = tmp_path / "paced" / server / "cpu-x"
         folder.mkdir(parents=True)
-        steps = [_step("unpaced", None, 0.01)] + [
-            _step("paced", 1000.0, 0.05, passed=passed, repeat=r) for r in (0, 1)]
-        records.append(_record(folder, "pandas-dataframe-parquet-http-farrival", "arrival", steps))
+        steps = [paced_step("unpaced", None, 0.01)] + [
+            paced_step("paced", 1000.0, 0.05, passed=passed, repeat=r) for r in (0, 1)
+        ]
+        variant = "pandas-dataframe-parquet-http-farrival"
+        records.append(paced_record(folder, variant, "arrival", steps))
     best = highest_sustained(read_paced_table(_written(records, tmp_path / "paced.csv")))
     by_server = best.set_index("server")["paced_sustained_rows_per_s"]
     assert by_server["9.3.4"] == 1000.0 and np.isnan(by_server["8.2.0"])
@@ -281,20 +261,20 @@ def _written(records, csv):
 
 
 def test_the_summary_names_each_paths_highest_sustained_rate(tmp_path):
-    a = _record(
+    a = paced_record(
         tmp_path,
         "pandas-dataframe-parquet-http-farrival",
         "arrival",
         [
-            _step("unpaced", None, 0.01),
-            _step("paced", 1000.0, 0.05),
-            _step("paced", 3000.0, 0.5),
-            _step("paced", 6000.0, 4.0, passed=False),
+            paced_step("unpaced", None, 0.01),
+            paced_step("paced", 1000.0, 0.05),
+            paced_step("paced", 3000.0, 0.5),
+            paced_step("paced", 6000.0, 4.0, passed=False),
         ],
     )
-    b = _record(tmp_path, "pandas-dataframe-parquet-http-finterval", "interval",
-                [_step("unpaced", None, 0.3), _step("paced", 2000.0, 0.05),
-                 _step("paced", 4000.0, 1.5, passed=False)])  # fmt: skip
+    b = paced_record(tmp_path, "pandas-dataframe-parquet-http-finterval", "interval",
+                [paced_step("unpaced", None, 0.3), paced_step("paced", 2000.0, 0.05),
+                 paced_step("paced", 4000.0, 1.5, passed=False)])  # fmt: skip
     csv = tmp_path / "paced.csv"
     write_paced_table([a, b], csv)
     df = read_paced_table(csv)

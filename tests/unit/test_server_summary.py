@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ingestbench.results.summary.rows import _speedups, to_sql_speedups
-from ingestbench.results.summary.servers import side_by_side
+from ingestbench.results.summary.servers import comparison, side_by_side
 
 DS = "cpu-s10-e10-seed1"
 PARQUET = "pandas-dataframe-parquet-http"
@@ -45,6 +45,26 @@ def test_versions_and_settings_as_ratios_against_the_newest_default_with_the_spr
     assert (f"`9.3.4-uncommitted100k` beat 9.3.4's defaults beyond the noise on `{PARQUET}` "
             "(1.25×).") in text  # fmt: skip
     assert "pool1` beat" not in text
+
+
+def test_the_comparison_as_data_holds_the_tables_ratios():
+    df = pd.DataFrame([_row("9.3.4", PARQUET, 100, 95, 105), _row("8.1.4", PARQUET, 80, 70, 90),
+                       _row("8.1.4", VECTOR, None, None, None, status="unsupported"),
+                       _row("9.3.4-pool1", PARQUET, 125, 120, 130)])  # fmt: skip
+    data = comparison(df)
+    assert (data["baseline"], data["versions"], data["settings"]) == (
+        "9.3.4",
+        ["8.1.4", "9.3.4"],
+        ["9.3.4-pool1"],
+    )
+    (ds,) = data["datasets"]
+    cells = {(c["variant"], c["server"]): c for c in ds["cells"]}
+    assert cells[PARQUET, "8.1.4"] == {"variant": PARQUET, "server": "8.1.4", "status": "ok",
+                                       "ratio": 0.8, "low": 0.7, "high": 0.9}  # fmt: skip
+    assert cells[VECTOR, "8.1.4"]["status"] == "unsupported"
+    assert cells[VECTOR, "9.3.4"]["status"] == "missing"
+    assert "`9.3.4-pool1` beat 9.3.4's defaults" in ds["recommendation"]
+    assert comparison(pd.DataFrame([_row("9.3.4", PARQUET, 100, 90, 110)])) is None
 
 
 def test_nothing_beyond_the_noise_names_no_setting():

@@ -18,11 +18,16 @@ def read_rows(csv_path: Path) -> list[dict[str, Any]]:
         return list(csv.DictReader(fh))
 
 
+def measured_faults(cells: dict[str, dict[str, str]]) -> list[str]:
+    """The faults of a matrix's columns: those it has, in FAULTS order."""
+    return [f for f in FAULTS if any(f in by_fault for by_fault in cells.values())]
+
+
 def matrix_markdown(rows: list[dict[str, Any]]) -> str:
     """One row per path, one column per fault (those measured, in FAULTS order); then why each
     unsupported path did not run."""
     cells = matrix(rows)
-    faults = [f for f in FAULTS if any(f in by_fault for by_fault in cells.values())]
+    faults = measured_faults(cells)
     lines = ["| path | " + " | ".join(faults) + " |", "|---" * (len(faults) + 1) + "|"]
     for path, by_fault in cells.items():
         lines.append(f"| `{path}` | " + " | ".join(by_fault.get(f, "") for f in faults) + " |")
@@ -57,3 +62,17 @@ def summary_part(delivery_csv: list[str | Path]) -> tuple[None, str]:
     """No rows of summary.csv (delivery.csv has every case), and the delivery section of
     summary.md (each server's matrix), for results.summary.write_summary."""
     return None, delivery_section([Path(p) for p in delivery_csv])
+
+
+def archive_part(delivery_csv: list[str | Path]) -> dict[str, Any]:
+    """The archive's delivery part: per server (`delivery/<server>/delivery.csv`), its matrix
+    (path -> fault -> the cell's text), why each unsupported path did not run, and the
+    recommendation; the page's delivery section."""
+    servers = []
+    for path in map(Path, delivery_csv):
+        rows = read_rows(path)
+        cells = matrix(rows)
+        servers.append({"server": path.parent.name, "faults": measured_faults(cells),
+                        "cells": cells, "unsupported": unsupported(rows),
+                        "recommendation": recommendation(rows)})  # fmt: skip
+    return {"servers": servers}

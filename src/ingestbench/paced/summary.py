@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -131,3 +132,22 @@ def summary_part(paced_csv: list[str | Path]) -> tuple[pd.DataFrame, str]:
     summarize rule's one paced input), for results.summary.write_summary."""
     df = read_paced_table(Path(paced_csv[0]))
     return highest_sustained(df), markdown(df)
+
+
+#: The columns of a path's row the archive keeps (the page's stream section).
+ARCHIVED = ("server", "dataset", "variant", "path", "flush", "paced_unpaced_rows_per_s",
+            "paced_sustained_rows_per_s", "paced_p99_s", "paced_p99_spread_s", "paced_repeats",
+            "paced_latency_bound_s", "paced_resolution_s", "validated")  # fmt: skip
+
+
+def archive_part(paced_csv: list[str | Path]) -> dict[str, Any]:
+    """The archive's paced part: each path's row (NaN as null) and each server and dataset's
+    recommendation, from paced.csv (the summary's one paced input)."""
+    best = highest_sustained(read_paced_table(Path(paced_csv[0])))
+    rows = [{k: (None if isinstance(r[k], float) and math.isnan(r[k]) else r[k]) for k in ARCHIVED}
+            for r in best.to_dict("records")]  # fmt: skip
+    advice = [
+        {"server": server, "dataset": dataset, "text": recommendation(group)}
+        for (server, dataset), group in best.groupby(["server", "dataset"], sort=False)
+    ]
+    return {"paths": rows, "recommendations": advice}

@@ -8,5 +8,6 @@ and the current results: its charts in specs, its script and style in page/).
 It reads finished results only, so it imports nothing of ingest, server or tsbs.
 
 May import: errors, storage.files, results (summary, compare's noise rule, the published
-figures) and charts.registry (the page's charts, by name).
+figures), charts.registry (the page's charts, by name) and workflow.experiments (each
+experiment's part of a document and its section of the page, by its hooks).
 """

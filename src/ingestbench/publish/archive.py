@@ -105,12 +105,16 @@ def _validated(value: Any) -> bool | None:
     return {"True": True, "False": False, "true": True, "false": False}.get(str(value))
 
 
-def variant_entry(row: dict[str, Any]) -> dict[str, Any]:
-    """One summary row as the archive's variant record."""
+def variant_entry(row: dict[str, Any], several_servers: bool = False) -> dict[str, Any]:
+    """One summary row as the archive's variant record; in a run of several servers its
+    `name` (what the page and the history key it by) names its server too."""
     disk = _number(row.get("table_disk_mib_median"))
+    server = row.get("server") if isinstance(row.get("server"), str) else None
     return {
         "dataset": row["dataset"],
         "variant": row["variant"],
+        **({"server": server} if server else {}),
+        "name": f"{row['variant']} @ {server}" if several_servers and server else row["variant"],
         "library": row["library"],
         "method": row["method"],
         "format": row["format"],
@@ -256,7 +260,10 @@ def versions(env: dict[str, Any]) -> dict[str, Any]:
 
 def build_document(results: Path, label: str | None = None) -> dict[str, Any]:
     """The archive document of a finished results folder (summary.csv and environment.json)."""
-    from ingestbench.results.summary import read_summary  # pandas: only when building
+    import pandas as pd  # only when building
+
+    from ingestbench.results.summary import read_summary
+    from ingestbench.results.summary.servers import comparison
 
     results = Path(results)
     summary_path, env_path = results / "summary.csv", results / "environment.json"
@@ -268,6 +275,7 @@ def build_document(results: Path, label: str | None = None) -> dict[str, Any]:
             )
     env = load_json(env_path, "environment record", ArchiveError)
     rows = read_summary(summary_path, unsupported=True).to_dict("records")
+    several = len({r["server"] for r in rows if isinstance(r.get("server"), str)}) > 1
     if not rows:
         raise ArchiveError(f"{summary_path} has no rows; run the workflow to the end first.")
     # Each dataset's profile and recommendation (a run from before them has none).
@@ -295,14 +303,32 @@ def build_document(results: Path, label: str | None = None) -> dict[str, Any]:
         },
         "ilp_protocol_version": env.get("ilp_protocol_version"),
         "datasets": dataset_entries(rows, profiles),
-        "variants": [variant_entry(r) for r in rows],
+        "variants": [variant_entry(r, several) for r in rows],
     }
+    if servers := comparison(pd.DataFrame(rows)):  # a config of several servers
+        doc["servers"] = servers
+    if parts := experiment_parts(results, workflow.get("config") or {}):
+        doc["experiments"] = parts
     if series := series_entries(results, rows):  # a run with readers only
         doc["series"] = series
     if pinning := env.get("pinning"):  # server and client on cores of their own
         doc["pinning"] = pinning
     check(doc, summary_path)
     return doc
+
+
+def experiment_parts(results: Path, config: dict[str, Any]) -> dict[str, Any]:
+    """Each experiment's part of the document, by its `archive` hook, from the files its summary
+    read (an experiment the run's config had, whose files are all there)."""
+    from ingestbench.workflow import experiments
+
+    parts = {}
+    for key, inputs in experiments.summary_inputs(config, str(results)).items():
+        entry = experiments.by_key(key)
+        paths = [Path(p) for p in inputs]
+        if entry.archive and paths and all(p.is_file() for p in paths):
+            parts[key] = experiments.hook(entry.archive)(paths)
+    return parts
 
 
 def check(doc: Any, where: Path | str) -> dict[str, Any]:

@@ -78,7 +78,8 @@ def series(docs: list[dict[str, Any]], order: dict[str, int] | None = None) -> l
                 rate = v["rows_per_s"]
                 if rate["median"] is None:
                     continue
-                points = by_variant.setdefault((v["dataset"], v["variant"]), [])
+                # one series per server in a run of several (its `name` says which)
+                points = by_variant.setdefault((v["dataset"], v.get("name", v["variant"])), [])
                 low, high = rate["min"] or rate["median"], rate["max"] or rate["median"]
                 step = verdict((points[-1].low, points[-1].high), (low, high)) if points else ""
                 commit = doc["workflow"]["git_commit"][:7]

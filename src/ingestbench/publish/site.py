@@ -28,8 +28,16 @@ from ingestbench.storage.files import write_text_atomic
 log = logging.getLogger(__name__)
 PAGE = Path(__file__).parent / "page"
 CURRENT = "current"
-#: The page's script, in this order, as one module: shared state and helpers first, start last.
-SCRIPTS = ("state.js", "matrix.js", "charts.js", "readers.js", "history.js", "main.js")
+#: The page's script, in this order, as one module: shared state and helpers first, then the
+#: sections (the servers', then each experiment's page script, workflow.experiments), start last.
+CORE_SCRIPTS = ("state.js", "matrix.js", "charts.js", "readers.js", "history.js", "sections.js",
+                "servers.js")  # fmt: skip
+
+
+def scripts() -> tuple[str, ...]:
+    from ingestbench.workflow.experiments import EXPERIMENTS
+
+    return (*CORE_SCRIPTS, *(e.page for e in EXPERIMENTS if e.page), "main.js")
 
 
 def history_groups(
@@ -103,7 +111,7 @@ def page(docs: list[dict[str, Any]], built: str | None = None) -> str:
         ("/*STYLE*/", (PAGE / "page.css").read_text()),
         ("/*DATA*/", inline),
         ("/*VEGA*/", vl_convert.javascript_bundle()),
-        ("/*SCRIPT*/", "\n".join((PAGE / name).read_text() for name in SCRIPTS)),
+        ("/*SCRIPT*/", "\n".join((PAGE / name).read_text() for name in scripts())),
     ):
         before, _, after = html.partition(marker)
         html = before + text + after  # not str.replace: the bundle may hold the next marker

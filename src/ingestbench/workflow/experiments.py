@@ -46,9 +46,11 @@ class Experiment:
     # Whether its summary inputs are one per server (`<results>/<name-stem>/<server>/<name>`),
     # made by a job per server, rather than one file over every server's jobs.
     per_server: bool = False
-    # The results page has no experiment's section yet: the archive keeps the summary only.
-    archive: str | None = None  # (results folder) -> its part of the archived document
-    page: str | None = None  # (archived document) -> its section of the page
+    # (its summary inputs) -> its part of the archived document, under `experiments.<key>`
+    archive: str | None = None
+    # Its section of the results page: a script of publish/page/ that registers the section's
+    # render and its answer (page.js's SECTIONS) from its part of a document.
+    page: str | None = None
     # What one item of its listing is, for the count line of `ingestbench variants` ("paced
     # job"); None: its items add no work of their own (readers ride inside the ingest jobs).
     counted_as: str | None = None
@@ -76,6 +78,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         summary_inputs=("paced.csv",),
         summary="paced.summary:summary_part",
         charts=("paced",),
+        archive="paced.summary:archive_part",
+        page="paced.js",
         counted_as="paced job",
     ),
     Experiment(
@@ -88,6 +92,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         check="delivery.settings:check",
         summary_inputs=("delivery.csv",),
         summary="delivery.summary:summary_part",
+        archive="delivery.summary:archive_part",
+        page="delivery.js",
         per_server=True,  # its one job loads the dataset on one server: a job per server
         counted_as="delivery path",  # each under every fault of the section
     ),

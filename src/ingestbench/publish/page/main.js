@@ -91,6 +91,7 @@ async function draw() {
     renderMatrix(m);
     await renderCharts(m);
     await renderReaders();
+    renderSections();
   } else {
     await renderHistory();
   }

@@ -15,8 +15,9 @@ function matrix() {
   const runs = state.runs.map((id) => BY_ID.get(id));
   const byVariant = new Map();
   for (const run of runs) for (const v of variantsOf(run)) {
-    if (!byVariant.has(v.variant)) byVariant.set(v.variant, { variant: v.variant, method: v.method, cells: new Map() });
-    byVariant.get(v.variant).cells.set(run.id, v);
+    const key = nameOf(v);
+    if (!byVariant.has(key)) byVariant.set(key, { variant: key, method: v.method, cells: new Map() });
+    byVariant.get(key).cells.set(run.id, v);
   }
   const rows = [...byVariant.values()];
   for (const row of rows) row.best = Math.max(0, ...[...row.cells.values()].map(rateOf).filter(Boolean));

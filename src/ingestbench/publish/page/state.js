@@ -8,6 +8,12 @@ const BY_ID = new Map(RUNS.map((r) => [r.id, r]));
 const PALETTE = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C", "#CCB974", "#64B5CD"];
 const COLOR = new Map(RUNS.map((r, i) => [r.id, PALETTE[i % PALETTE.length]]));
 const FILTERS = ["library", "method", "format", "transport", "workers"];
+// The sections beside the matrix, each from its part of a run document: the servers side by side
+// (servers.js) and every experiment with a page script (workflow.experiments' `page`). Each
+// registers { id, title, part(run), answer(run, part) -> [text or nodes] or null, render(run, part) -> [nodes] }.
+const SECTIONS = [];
+/** What the matrix and the history key a variant by: in a run of several servers, its server too. */
+const nameOf = (v) => v.name || v.variant;
 const CEILING = "ilp_file"; // the dataset's ILP text sent as it is: what the server takes
 
 // The selection; `fromUrl` fills it from the address, `toUrl` writes it back on every change.

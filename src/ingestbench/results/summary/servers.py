@@ -11,6 +11,7 @@ change a server's settings.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import pandas as pd
@@ -39,15 +40,30 @@ def _range(row: pd.Series) -> tuple[float, ...]:
     return tuple(float(row[f"rows_per_s_{s}"]) for s in ("median", "min", "max"))
 
 
-def _cell(row: pd.Series | None, base: float) -> str:
+def ratio(row: pd.Series | None, base: float) -> dict[str, Any]:
+    """A path's cell on one server: its median, min and max rows/s over `base` (the baseline
+    server's median), or why there is none (`missing`: no run; `unsupported`; `n/a`)."""
     if row is None:
-        return "–"
+        return {"status": "missing"}
     if row.get(STATUS) == UNSUPPORTED:
-        return "unsupported"
+        return {"status": UNSUPPORTED}
     median, low, high = _range(row)
     if not base or any(math.isnan(v) for v in (median, low, high, base)):
-        return "n/a"
-    return f"{median / base:.2f}× ({low / base:.2f}–{high / base:.2f})"
+        return {"status": "n/a"}
+    return {"status": "ok", "ratio": median / base, "low": low / base, "high": high / base}
+
+
+def _cell(row: pd.Series | None, base: float) -> str:
+    r = ratio(row, base)
+    if r["status"] != "ok":
+        return {"missing": "–"}.get(r["status"], r["status"])
+    return f"{r['ratio']:.2f}× ({r['low']:.2f}–{r['high']:.2f})"
+
+
+def _base_rate(runs: dict[tuple[str, str], pd.Series], base: str, variant: str) -> float:
+    ref = runs.get((base, variant))
+    return float(ref["rows_per_s_median"]) if ref is not None and (
+        ref.get(STATUS) != UNSUPPORTED) else math.nan  # fmt: skip
 
 
 def _table(runs: dict[tuple[str, str], pd.Series], variants: list[str], servers: list[str],
@@ -55,9 +71,7 @@ def _table(runs: dict[tuple[str, str], pd.Series], variants: list[str], servers:
     lines = ["| path | " + " | ".join(f"`{s}`" for s in servers) + " |",
              "|---|" + "---:|" * len(servers)]  # fmt: skip
     for variant in variants:
-        ref = runs.get((base, variant))
-        base_rate = float(ref["rows_per_s_median"]) if ref is not None and (
-            ref.get(STATUS) != UNSUPPORTED) else math.nan  # fmt: skip
+        base_rate = _base_rate(runs, base, variant)
         cells = [_cell(runs.get((s, variant)), base_rate) for s in servers]
         lines.append(f"| `{variant}` | " + " | ".join(cells) + " |")
     return lines
@@ -93,13 +107,44 @@ def recommendation(runs: dict[tuple[str, str], pd.Series], variants: list[str],
     return "; ".join(found) + ". Elsewhere the defaults are as fast within the noise."
 
 
-def side_by_side(df: pd.DataFrame) -> str | None:
-    """The section, or None with fewer than two servers (a config of one version)."""
+def _servers(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str], str | None]:
+    """The backfill's rows that name a server, the servers (oldest first) and the baseline."""
     if "server" not in df.columns:
-        return None
+        return df.iloc[0:0], [], None
     df = df[df["server"].notna() & df["variant"].notna()]
     labels = sorted(df["server"].unique(), key=lambda s: (_version_key(s), s))
-    base = baseline(labels)
+    return df, labels, baseline(labels)
+
+
+def _by_dataset(df: pd.DataFrame) -> Iterator[tuple[str, dict[tuple[str, str], Any], list[str]]]:
+    """Per dataset: its rows by (server, variant), and its variants in the summary's order."""
+    for dataset, group in df.groupby("dataset", sort=False):
+        runs: dict[tuple[str, str], Any] = {(r["server"], r["variant"]): r
+                                             for _, r in group.iterrows()}  # fmt: skip
+        yield dataset, runs, list(dict.fromkeys(group["variant"]))
+
+
+def comparison(df: pd.DataFrame) -> dict[str, Any] | None:
+    """The same comparison as data (the archive's `servers`, the page's section), or None with
+    fewer than two servers."""
+    df, labels, base = _servers(df)
+    if len(labels) < 2 or base is None:
+        return None
+    settings = [s for s in labels if not is_default(s)]
+    datasets = []
+    for dataset, runs, variants in _by_dataset(df):
+        cells = [{"variant": v, "server": s, **ratio(runs.get((s, v)), _base_rate(runs, base, v))}
+                 for v in variants for s in labels]  # fmt: skip
+        datasets.append({"dataset": dataset, "variants": variants, "cells": cells,
+                         "recommendation": recommendation(runs, variants, settings)
+                         if settings else None})  # fmt: skip
+    return {"baseline": base, "versions": [s for s in labels if is_default(s)],
+            "settings": settings, "datasets": datasets}  # fmt: skip
+
+
+def side_by_side(df: pd.DataFrame) -> str | None:
+    """The section, or None with fewer than two servers (a config of one version)."""
+    df, labels, base = _servers(df)
     if len(labels) < 2 or base is None:
         return None
     versions = [s for s in labels if is_default(s)]
@@ -112,10 +157,7 @@ def side_by_side(df: pd.DataFrame) -> str | None:
         "`unsupported`: the version lacks what the path needs (summary.csv's `reason`).",
     ]
     several = df["dataset"].nunique() > 1
-    for dataset, group in df.groupby("dataset", sort=False):
-        runs: dict[tuple[str, str], Any] = {(r["server"], r["variant"]): r
-                                             for _, r in group.iterrows()}  # fmt: skip
-        variants = list(dict.fromkeys(group["variant"]))
+    for dataset, runs, variants in _by_dataset(df):
         if several:
             lines += ["", f"### {dataset}"]
         if len(versions) > 1:

@@ -1,0 +1,56 @@
+// Servers side by side (a run of several QuestDB versions or settings sets): each path's rows/s
+// on each server as a ratio against the newest version's defaults, with the min–max of its
+// repeats, shaded as the matrix is; and the settings that beat the defaults beyond the noise.
+
+function ratioCell(cell) {
+  if (!cell || cell.status === "missing") return el("td", { class: "empty" }, "–");
+  if (cell.status !== "ok") return el("td", { class: "unsupported" }, cell.status);
+  const slower = cell.ratio < 1 ? 1 / cell.ratio : 1;
+  return el("td", { style: `background:${shade(slower)}`, title: `min–max of the repeats over the baseline's median` },
+    el("b", {}, `${fmt(cell.ratio, 2)}×`), el("span", { class: "spread" }, ` (${fmt(cell.low, 2)}–${fmt(cell.high, 2)})`));
+}
+
+function serversTable(data, ds, servers) {
+  const by = new Map(ds.cells.map((c) => [`${c.variant}|${c.server}`, c]));
+  return table(["path", ...servers.map((s) => `QuestDB ${s}`)],
+    ds.variants.map((v) => [v, ...servers.map((s) => ratioCell(by.get(`${v}|${s}`)))]));
+}
+
+/** Each other version's median ratio over the paths it ran: one figure per version. */
+function versionMedians(data, ds) {
+  return data.versions.filter((s) => s !== data.baseline).map((s) => {
+    const ratios = ds.cells.filter((c) => c.server === s && c.status === "ok").map((c) => c.ratio).sort((a, b) => a - b);
+    return ratios.length ? `QuestDB ${s} at ${fmt(ratios[Math.floor((ratios.length - 1) / 2)], 2)}×` : null;
+  }).filter(Boolean);
+}
+
+/** The selected dataset's comparison, else every dataset's. */
+const datasetsShown = (part) => {
+  const chosen = part.datasets.filter((d) => d.dataset === state.dataset);
+  return chosen.length ? chosen : part.datasets;
+};
+
+SECTIONS.push({
+  id: "servers-section",
+  title: "Servers side by side",
+  part: (run) => run.servers,
+  answer(run, part) {
+    const ds = datasetsShown(part)[0];
+    const medians = versionMedians(part, ds);
+    const out = [`each path's rows/s against QuestDB ${part.baseline}'s`];
+    if (medians.length) out.push(`: ${medians.join(", ")} (the median over its paths)`);
+    out.push(ds.recommendation ? `. ${ds.recommendation}` : ".");
+    return out;
+  },
+  render(run, part) {
+    const shown = datasetsShown(part);
+    return shown.flatMap((ds) => [
+      shown.length > 1 ? el("h3", {}, ds.dataset) : null,
+      part.versions.length > 1 ? el("p", {}, "Versions × paths, rows/s against ", el("b", {}, part.baseline), ":") : null,
+      part.versions.length > 1 ? serversTable(part, ds, part.versions) : null,
+      part.settings.length ? el("p", {}, "Settings × paths:") : null,
+      part.settings.length ? serversTable(part, ds, [part.baseline, ...part.settings]) : null,
+      ds.recommendation ? el("p", { class: "advice" }, ds.recommendation) : null,
+    ].filter(Boolean));
+  },
+});

@@ -1,0 +1,77 @@
+"""The results page's answers and sections in a real browser: a run of two servers with paced
+and delivery parts (tests.helpers.results_with_every_part, archived by the real hooks) shows
+one answer per section, each linking to it, the servers side by side, the rate each path
+sustains and the delivery matrix; a run without them shows none. Without chromium the tests
+skip (browser/conftest.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ingestbench.publish.site import write_site
+from tests.helpers import REFERENCE, results_with_every_part
+
+
+@pytest.fixture(scope="module")
+def page(browser, tmp_path_factory):
+    root = tmp_path_factory.mktemp("site")
+    results = results_with_every_part(root / "results", older="8.2.0")
+    (root / "archive").mkdir()
+    path = write_site(root / "archive", results, root / "index.html")
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.problems = []
+    page.on("pageerror", lambda e: page.problems.append(str(e)))
+    page.on("console", lambda m: m.type == "error" and page.problems.append(m.text))
+    page.goto(path.as_uri())
+    page.wait_for_selector("body[data-rendered]")
+    yield page
+    page.close()
+
+
+def test_one_answer_per_section_each_linking_to_it(page):
+    answers = page.locator("#answers li")
+    assert answers.count() == 3
+    text = page.locator("#answers").inner_text()
+    assert ("each path's rows/s against QuestDB 9.3.4's: QuestDB 8.2.0 at 0.50× (the median "
+            "over its paths)") in text  # fmt: skip
+    assert "up to 1,000 rows/s, use pandas-dataframe-parquet-http with flush `arrival`" in text
+    assert "dataframe-tcp lost or altered rows under a fault (QuestDB 9.3.4)" in text
+    hash_before = page.evaluate("location.hash")
+    assert page.locator("#delivery-section").bounding_box()["y"] > 800  # below the first screen
+    page.locator("#answers a[href='#delivery-section']").click()
+    assert page.evaluate("location.hash") == hash_before  # the selection stays in the address
+    assert 0 <= page.locator("#delivery-section").bounding_box()["y"] < 800  # scrolled to it
+    assert page.problems == []
+
+
+def test_the_servers_side_by_side_as_ratios_with_the_spread(page):
+    section = page.locator("#servers-section")
+    assert "Versions × paths" in section.inner_text()
+    head = section.locator("thead").first.inner_text()
+    assert "QuestDB 8.2.0" in head and "QuestDB 9.3.4" in head
+    assert section.locator("td", has_text="0.50×").count() > 0
+    # the matrix keys each variant by its server in a run of several
+    assert page.locator("#matrix th.variant", has_text="@ 8.2.0").count() > 0
+
+
+def test_the_stream_and_delivery_sections_show_their_parts(page):
+    paced = page.locator("#paced-section")
+    row = paced.locator("tbody tr").first.inner_text()
+    assert "pandas-dataframe-parquet-http" in row and "1,000" in row and "arrival" in row
+    assert "At your rate: up to 1,000 rows/s" in paced.inner_text()
+    delivery = page.locator("#delivery-section")
+    assert delivery.locator("td.v-lost").inner_text() == "lost 7 unknown (silent)"
+    assert delivery.locator("td.v-dup").inner_text() == "duplicates 5"
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") == 0
+
+
+def test_a_run_without_them_shows_no_section(browser, tmp_path):
+    path = write_site(tmp_path / "none", REFERENCE, tmp_path / "index.html")
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        page.goto(path.as_uri())
+        page.wait_for_selector("body[data-rendered]")
+        assert page.locator("#answers").is_hidden()
+        assert page.locator("section.experiment:not([hidden])").count() == 0
+    finally:
+        page.close()

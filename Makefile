@@ -33,7 +33,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 TEST_WORKERS ?= 2
 PARALLEL = $(if $(filter 1,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder)
 
-.PHONY: help install run smoke paced delivery run-scale run-dtypes test test-quick test-faults test-cluster lint format charts
+.PHONY: help install run smoke paced delivery versions settings run-scale run-dtypes test test-quick test-faults test-cluster lint format charts
 .PHONY: reference reference-report report rulegraph readme lock compare clean archive site history site-screenshot bench-run-scale bench-cluster
 
 ## This list: every target and what it does, then the benchmarks (make bench-NAME).
@@ -72,6 +72,16 @@ paced: install
 ## its server is killed, paused or cut off, the rows lost, duplicated or altered (DuckDB).
 delivery: install
 	$(call CHECKED,configs/delivery.yaml) $(BIN)/snakemake --cores $(CORES) --configfile configs/delivery.yaml
+
+## Should I upgrade? (configs/versions.yaml, into results/versions/): the leading paths on eight
+## QuestDB releases, each validated, side by side as ratios against the newest.
+versions: install
+	$(call CHECKED,configs/versions.yaml) $(BIN)/snakemake --cores $(CORES) --configfile configs/versions.yaml
+
+## Which settings should I tune? (configs/settings.yaml, into results/settings/): one server
+## setting at a time against QuestDB's defaults, a setting named only where it beat the noise.
+settings: install
+	$(call CHECKED,configs/settings.yaml) $(BIN)/snakemake --cores $(CORES) --configfile configs/settings.yaml
 
 ## The benchmark at scale: TSBS's default day (34.56M rows) and 100M rows, 1 repeat (hours; the
 ## last run's time: findings/2026-11-24-scale).

@@ -275,9 +275,9 @@ def build_document(results: Path, label: str | None = None) -> dict[str, Any]:
             )
     env = load_json(env_path, "environment record", ArchiveError)
     rows = read_summary(summary_path, unsupported=True).to_dict("records")
-    several = len({r["server"] for r in rows if isinstance(r.get("server"), str)}) > 1
     if not rows:
         raise ArchiveError(f"{summary_path} has no rows; run the workflow to the end first.")
+    several = len({r["server"] for r in rows if isinstance(r.get("server"), str)}) > 1
     # Each dataset's profile and recommendation (a run from before them has none).
     profiles_path = results / "profiles.json"
     profiles = load_json(profiles_path, "profiles", ArchiveError) if profiles_path.is_file() else {}

@@ -223,11 +223,11 @@ def results_with_every_part(results: Path, experiments: bool = True, older: str 
     delivery.parent.mkdir(parents=True, exist_ok=True)
     delivery.write_text(
         "path,fault,source_rows,lost_acknowledged,lost_unknown,lost_reported,duplicated,altered,"
-        "errors_seen,overlapped,reported,load_s\n"
-        "dataframe-http,none,100,0,0,0,0,0,0,,,0.5\n"
-        "dataframe-http,kill,100,0,0,0,5,0,1,True,,0.6\n"
-        "dataframe-tcp,none,100,0,0,0,0,0,0,,,0.2\n"
-        "dataframe-tcp,kill,100,0,7,0,0,0,0,True,,0.3\n"
+        "errors_seen,overlapped,reported,load_s,fault_at_s\n"
+        "dataframe-http,none,100,0,0,0,0,0,0,,,0.5,\n"
+        "dataframe-http,kill,100,0,0,0,5,0,1,True,,0.6,0.31\n"
+        "dataframe-tcp,none,100,0,0,0,0,0,0,,,0.2,\n"
+        "dataframe-tcp,kill,100,0,7,0,0,0,0,True,,0.3,0.25\n"
     )
     if experiments:
         env["workflow"]["config"] = {**config, "paced": {}, "delivery": {}}

@@ -59,9 +59,17 @@ def test_the_stream_and_delivery_sections_show_their_parts(page):
     row = paced.locator("tbody tr").first.inner_text()
     assert "pandas-dataframe-parquet-http" in row and "1,000" in row and "arrival" in row
     assert "At your rate: up to 1,000 rows/s" in paced.inner_text()
+    page.wait_for_selector("#paced-chart-0 svg")  # latency against the offered rate
+    steps = paced.locator("details")
+    assert steps.locator("summary").inner_text() == "Every step (2)"
+    assert not steps.locator("table").is_visible()  # behind its toggle
+    steps.locator("summary").click()
+    assert steps.locator("tbody tr").count() == 2 and "fail" in steps.inner_text()
     delivery = page.locator("#delivery-section")
-    assert delivery.locator("td.v-lost").inner_text() == "lost 7 unknown (silent)"
-    assert delivery.locator("td.v-dup").inner_text() == "duplicates 5"
+    lost = delivery.locator("td.v-lost")
+    assert lost.inner_text() == "lost 7 unknown (silent)"
+    assert lost.get_attribute("title") == "fault at 0.25 s: lost 7 unknown (silent)"
+    assert delivery.locator("td.v-duplicates").inner_text() == "duplicates 5"
     assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") == 0
 
 

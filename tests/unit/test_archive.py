@@ -250,8 +250,11 @@ def test_a_run_with_paced_and_delivery_archives_each_experiments_part(tmp_path):
     assert "up to 1,000 rows/s" in parts["paced"]["recommendations"][0]["text"]
     (matrix,) = parts["delivery"]["servers"]
     assert matrix["server"] == "9.3.4" and matrix["faults"] == ["none", "kill"]
-    assert matrix["cells"]["dataframe-tcp"]["kill"] == "lost 7 unknown (silent)"
-    assert matrix["cells"]["dataframe-http"]["kill"] == "duplicates 5"
+    tcp_kill = matrix["cells"]["dataframe-tcp"]["kill"]
+    assert (tcp_kill["text"], tcp_kill["class"]) == ("lost 7 unknown (silent)", "lost")
+    assert tcp_kill["cases"] == [{"at_s": 0.25, "verdict": "lost 7 unknown (silent)"}]
+    assert matrix["cells"]["dataframe-http"]["kill"]["class"] == "duplicates"
+    assert matrix["cells"]["dataframe-http"]["none"]["class"] == "exact"
     assert "`dataframe-http`" in matrix["recommendation"]
 
 

@@ -58,7 +58,12 @@ CHARTS: dict[str, Chart] = {
     "batch_sweep": Chart("Batch size", "summary", report=_DRAW + "batch_sweep"),
     "cpu": Chart("CPU per row", "summary", report=_DRAW + "cpu"),
     # From paced.csv, in a run with a paced section (rules/paced.smk).
-    "paced": Chart("Paced latency", "paced", report="ingestbench.paced.chart:draw_paced"),
+    "paced": Chart(
+        "Paced latency",
+        "paced",
+        report="ingestbench.paced.chart:draw_paced",
+        page=_SPECS + "paced_chart",
+    ),  # fmt: skip
     "throughput_over_time": Chart(
         "Throughput over time",
         "readers",

@@ -81,29 +81,48 @@ def worst(verdicts: list[Verdict]) -> Verdict:
     return Verdict(rank, max(v.n for v in same), any(v.silent for v in same))
 
 
-def matrix(rows: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
-    """path -> fault -> the cell's text: the worst measured case, `n/a (why)` or `unsupported`
-    (the path did not run: `unsupported` says why), and how many of its points overlapped a
-    request; a cell of only points that overlapped none is `not measured`."""
-    cells: dict[str, dict[str, list[dict[str, Any]]]] = {}
+#: A cell's class, for its colour on the page and in the chart: its worst verdict's kind.
+CLASS = {LOST_ACKNOWLEDGED: "lost", ALTERED: "lost", LOST_UNKNOWN: "lost", REPORTED: "lost",
+         NO_RESULT: "lost", DUPLICATES: "duplicates", EXACT: "exact",
+         NOT_MEASURED: "not measured"}  # fmt: skip
+
+
+def cells(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """path -> fault -> the cell: its text (the worst measured case, `n/a (why)` or
+    `unsupported`, and how many of its points overlapped a request; a cell of only points that
+    overlapped none is `not measured`), its class (CLASS, or `none` where nothing ran), and its
+    cases' verdicts with their fault times (seconds into the load) for a reader to check."""
+    by_cell: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for row in rows:
-        cells.setdefault(row["path"], {}).setdefault(row["fault"], []).append(row)
-    out: dict[str, dict[str, str]] = {}
-    for path, by_fault in cells.items():
+        by_cell.setdefault(row["path"], {}).setdefault(row["fault"], []).append(row)
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for path, by_fault in by_cell.items():
         out[path] = {}
         for fault, cases in by_fault.items():
-            verdicts = [v for c in cases if (v := verdict(c)) is not None]
-            if not verdicts:
+            judged = [(c, v) for c in cases if (v := verdict(c)) is not None]
+            if not judged:
                 why = cases[0].get("not_applicable")
-                out[path][fault] = UNSUPPORTED if _blank(why) else f"n/a ({why})"
+                text = UNSUPPORTED if _blank(why) else f"n/a ({why})"
+                out[path][fault] = {"text": text, "class": "none", "cases": []}
                 continue
-            text = worst(verdicts).text
+            verdicts = [v for _, v in judged]
+            worst_one = worst(verdicts)
+            text = worst_one.text
             missed = sum(1 for v in verdicts if v.rank == NOT_MEASURED)
             if missed and fault not in CONTROLS:
-                hits = len(verdicts) - missed
-                text += f" ({hits} of {len(verdicts)} points overlapped a request)"
-            out[path][fault] = text
+                text += (
+                    f" ({len(verdicts) - missed} of {len(verdicts)} points overlapped a request)"
+                )
+            seen = [{"at_s": None if _blank(c.get("fault_at_s")) else float(c["fault_at_s"]),
+                     "verdict": v.text} for c, v in judged]  # fmt: skip
+            out[path][fault] = {"text": text, "class": CLASS[worst_one.rank], "cases": seen}
     return out
+
+
+def matrix(rows: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """path -> fault -> the cell's text (`cells`)."""
+    return {path: {fault: cell["text"] for fault, cell in by_fault.items()}
+            for path, by_fault in cells(rows).items()}  # fmt: skip
 
 
 def unsupported(rows: list[dict[str, Any]]) -> dict[str, str]:

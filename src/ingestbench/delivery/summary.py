@@ -7,7 +7,7 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from ingestbench.delivery.matrix import matrix, recommendation, unsupported
+from ingestbench.delivery.matrix import cells, matrix, recommendation, unsupported
 from ingestbench.delivery.paths import FAULTS
 
 HEADING = "## Delivery under faults"
@@ -66,13 +66,13 @@ def summary_part(delivery_csv: list[str | Path]) -> tuple[None, str]:
 
 def archive_part(delivery_csv: list[str | Path]) -> dict[str, Any]:
     """The archive's delivery part: per server (`delivery/<server>/delivery.csv`), its matrix
-    (path -> fault -> the cell's text), why each unsupported path did not run, and the
-    recommendation; the page's delivery section."""
+    (path -> fault -> the cell: text, class, each case's verdict and fault time), why each
+    unsupported path did not run, and the recommendation; the page's delivery section."""
     servers = []
     for path in map(Path, delivery_csv):
         rows = read_rows(path)
-        cells = matrix(rows)
-        servers.append({"server": path.parent.name, "faults": measured_faults(cells),
-                        "cells": cells, "unsupported": unsupported(rows),
+        matrix_cells = cells(rows)
+        servers.append({"server": path.parent.name, "faults": measured_faults(matrix_cells),
+                        "cells": matrix_cells, "unsupported": unsupported(rows),
                         "recommendation": recommendation(rows)})  # fmt: skip
     return {"servers": servers}

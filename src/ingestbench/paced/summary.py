@@ -140,14 +140,27 @@ ARCHIVED = ("server", "dataset", "variant", "path", "flush", "paced_unpaced_rows
             "paced_latency_bound_s", "paced_resolution_s", "validated")  # fmt: skip
 
 
+#: The columns of a paced step the archive keeps (the page's chart and step table).
+STEP_COLUMNS = ("server", "dataset", "path", "flush", "repeat", "offered_rows_per_s",
+                "visible_rows_per_s", "latency_p50_s", "latency_p99_s", "resolution_s",
+                "status")  # fmt: skip
+
+
+def _plain(record: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {k: (None if isinstance(record[k], float) and math.isnan(record[k]) else record[k])
+            for k in keys}  # fmt: skip
+
+
 def archive_part(paced_csv: list[str | Path]) -> dict[str, Any]:
-    """The archive's paced part: each path's row (NaN as null) and each server and dataset's
-    recommendation, from paced.csv (the summary's one paced input)."""
-    best = highest_sustained(read_paced_table(Path(paced_csv[0])))
-    rows = [{k: (None if isinstance(r[k], float) and math.isnan(r[k]) else r[k]) for k in ARCHIVED}
-            for r in best.to_dict("records")]  # fmt: skip
+    """The archive's paced part: each path's row and each server and dataset's recommendation,
+    and every paced step (NaN as null), from paced.csv (the summary's one paced input)."""
+    df = read_paced_table(Path(paced_csv[0]))
+    best = highest_sustained(df)
+    rows = [_plain(r, ARCHIVED) for r in best.to_dict("records")]
+    paced = df[df["kind"] == "paced"].assign(server=df["server"].fillna(""))
+    steps = [_plain(r, STEP_COLUMNS) for r in paced.to_dict("records")]
     advice = [
         {"server": server, "dataset": dataset, "text": recommendation(group)}
         for (server, dataset), group in best.groupby(["server", "dataset"], sort=False)
     ]
-    return {"paths": rows, "recommendations": advice}
+    return {"paths": rows, "recommendations": advice, "steps": steps}

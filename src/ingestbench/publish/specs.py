@@ -141,3 +141,30 @@ def over_time_chart() -> dict[str, Any]:
         .facet(column=alt.Column("readers:N", title=None, sort="ascending"))
         .to_dict()
     )
+
+
+def paced_chart() -> dict[str, Any]:
+    """Latency (p50 dashed, p99 solid) against the offered rate, a colour per path and flush
+    mode, log scales; the bound as a grey rule, each sustained rate as a large point on its p99
+    (records: line, rate, latency, percentile, bound, sustained)."""
+    import altair as alt
+
+    base = alt.Chart(alt.NamedData("rows"))
+    x = alt.X("rate:Q", title="offered rows/s", scale=alt.Scale(type="log"))
+    y = alt.Y("latency:Q", title="latency from due to visible, s", scale=alt.Scale(type="log"))
+    legend = alt.Legend(orient="bottom", columns=2, labelLimit=LABEL_LIMIT + 120)
+    colour = alt.Color("line:N", title=None, legend=legend)
+    tooltip = ["line:N", "percentile:N", alt.Tooltip("rate:Q", format=",.0f"),
+               alt.Tooltip("latency:Q", format=".3f")]  # fmt: skip
+    lines = base.mark_line(point=True).encode(
+        x=x, y=y, color=colour, strokeDash=alt.StrokeDash(
+            "percentile:N", title=None, scale=alt.Scale(domain=["p50", "p99"],
+                                                        range=[[4, 3], [1, 0]])),
+        detail="percentile:N", tooltip=tooltip)  # fmt: skip
+    bound = base.mark_rule(color="#888", strokeDash=[4, 3]).encode(y="mean(bound):Q")
+    sustained = (
+        base.transform_filter("datum.sustained && datum.percentile == 'p99'")
+        .mark_point(size=160, filled=True, shape="diamond")
+        .encode(x=x, y=y, color=colour, tooltip=tooltip)
+    )
+    return alt.layer(lines, bound, sustained).properties(width=560, height=280).to_dict()

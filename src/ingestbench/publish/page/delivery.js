@@ -1,19 +1,19 @@
 // Delivery under faults (experiment delivery): per server, each path × fault cell the worst of its
 // fault points (exact, duplicates, lost reported / unknown / acknowledged, altered, not measured),
-// and the fastest path that never lost a row unreported nor altered one.
+// and the fastest path that never lost a row unreported nor altered one. Each cell's text, class
+// and cases come from the archive (delivery.matrix): nothing is judged again here.
 
-/** A cell's verdict class from its text, for its colour. */
-function verdictClass(text) {
-  if (text.startsWith("exact")) return "v-exact";
-  if (text.startsWith("duplicates")) return "v-dup";
-  if (text.startsWith("lost") || text.startsWith("altered") || text.startsWith("no result")) return "v-lost";
-  return "v-none";
-}
-
-/** The paths whose cells lost or altered rows under some fault, with the worst such cell. */
+/** The paths with a cell that lost or altered rows under some fault. */
 function losing(server) {
   return Object.entries(server.cells).filter(([, byFault]) =>
-    Object.values(byFault).some((t) => verdictClass(t) === "v-lost")).map(([path]) => path);
+    Object.values(byFault).some((cell) => cell.class === "lost")).map(([path]) => path);
+}
+
+/** A cell, its cases (fault time and verdict) on hover. */
+function verdictCell(cell) {
+  if (!cell) return el("td", { class: "verdict" }, "");
+  const title = cell.cases.map((c) => `${missing(c.at_s) ? "no fault" : `fault at ${fmt(c.at_s, 2)} s`}: ${c.verdict}`).join("\n");
+  return el("td", { class: `verdict v-${cell.class.replace(" ", "-")}`, title: title || null }, cell.text);
 }
 
 SECTIONS.push({
@@ -31,7 +31,7 @@ SECTIONS.push({
       ...part.servers.flatMap((server) => [
         part.servers.length > 1 ? el("h3", {}, `QuestDB ${server.server}`) : null,
         table(["path", ...server.faults], Object.entries(server.cells).map(([path, byFault]) => [path,
-          ...server.faults.map((f) => { const t = byFault[f] || ""; return el("td", { class: `verdict ${verdictClass(t)}` }, t); })]),
+          ...server.faults.map((f) => verdictCell(byFault[f]))]),
         { "data-section-table": "delivery" }),
         Object.keys(server.unsupported || {}).length ? el("ul", { class: "note" },
           ...Object.entries(server.unsupported).map(([path, why]) => el("li", {}, `${path} is unsupported: ${why}.`))) : null,

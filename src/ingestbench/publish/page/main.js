@@ -91,7 +91,7 @@ async function draw() {
     renderMatrix(m);
     await renderCharts(m);
     await renderReaders();
-    renderSections();
+    await renderSections();
   } else {
     await renderHistory();
   }

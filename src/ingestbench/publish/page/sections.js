@@ -1,5 +1,6 @@
 // The answers block at the top and a section per part of a run (SECTIONS in state.js): each from
-// the newest selected run that has it, so that the page carries every answer the runs hold.
+// the newest selected run that has it, so that the page carries every answer the runs hold. A
+// section's optional `draw(run, part)` embeds its charts once its nodes are in the page.
 
 /** The newest selected run holding a section's part, else the newest run of all holding it. */
 function sectionRun(section) {
@@ -18,12 +19,14 @@ function sectionLink(section) {
   return link;
 }
 
-function renderSections() {
+async function renderSections() {
   const answers = [];
+  const drawn = [];
   const boxes = SECTIONS.map((section) => {
     const found = sectionRun(section);
     const box = el("section", { id: section.id, class: "experiment" });
     if (!found) { box.hidden = true; return box; }
+    if (section.draw) drawn.push(() => section.draw(found.run, found.part));
     const answer = section.answer(found.run, found.part);
     if (answer) answers.push(el("li", { "data-section": section.id }, sectionLink(section), ": ", ...answer));
     box.append(el("h2", {}, section.title), el("p", { class: "note" }, `From ${runName(found.run)}.`),
@@ -34,6 +37,7 @@ function renderSections() {
   const list = document.getElementById("answers");
   list.hidden = !answers.length;
   list.replaceChildren(...answers);
+  for (const draw of drawn) await draw(); // charts, once their boxes are in the page
 }
 
 /** A table from a head row and body rows, each a list of cells (text or nodes). */

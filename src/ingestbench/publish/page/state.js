@@ -10,7 +10,8 @@ const COLOR = new Map(RUNS.map((r, i) => [r.id, PALETTE[i % PALETTE.length]]));
 const FILTERS = ["library", "method", "format", "transport", "workers"];
 // The sections beside the matrix, each from its part of a run document: the servers side by side
 // (servers.js) and every experiment with a page script (workflow.experiments' `page`). Each
-// registers { id, title, part(run), answer(run, part) -> [text or nodes] or null, render(run, part) -> [nodes] }.
+// registers { id, title, part(run), answer(run, part) -> [text or nodes] or null,
+// render(run, part) -> [nodes], and optionally draw(run, part), which embeds its charts }.
 const SECTIONS = [];
 /** What the matrix and the history key a variant by: in a run of several servers, its server too. */
 const nameOf = (v) => v.name || v.variant;

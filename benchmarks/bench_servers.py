@@ -1,0 +1,79 @@
+"""The server axis end to end (`make run CONFIG=configs/versions.yaml`, or settings.yaml), timed.
+
+Runs the config in this checkout (its results folder must be empty or absent, so that every job
+runs), then writes what it found beside the findings' meta.json: summary.csv, summary.md and
+environment.json (each server's version, Java and properties as read back), and README.md with
+the command, the wall time, the machine's load average (1, 5 and 15 min) before and after, the
+servers side by side (ratios against the newest version's defaults, with the spread) and every
+path a server could not run, with the reason. Run it from a fresh clone:
+
+    make bench-servers                                   # configs/versions.yaml
+    make bench-servers ARGS="--config configs/settings.yaml"
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from findings import findings_file
+
+from ingestbench import CHECKOUT
+from ingestbench.config import load_config
+from ingestbench.results.summary import read_summary
+from ingestbench.results.summary.rows import STATUS, UNSUPPORTED
+from ingestbench.results.summary.servers import side_by_side
+
+CONFIG = "configs/versions.yaml"
+
+
+def load_average() -> str:
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--config", default=CONFIG, help=f"the config to run (default: {CONFIG})")
+    a = p.parse_args()
+    results = CHECKOUT / load_config(CHECKOUT / a.config)["results_dir"]
+    if results.exists() and any(results.iterdir()):
+        print(f"{results} is not empty: move it away so that every job runs, then rerun.")
+        return 2
+    before, started = load_average(), dt.datetime.now(dt.UTC)
+    t0 = time.monotonic()
+    code = subprocess.run(["make", "run", f"CONFIG={a.config}"], cwd=CHECKOUT, check=False)
+    seconds = time.monotonic() - t0
+    after = load_average()
+    if code.returncode != 0:
+        print(f"make run CONFIG={a.config} failed (exit {code.returncode})")
+        return code.returncode
+    out = findings_file("README.md", results / "findings-README.md")
+    for name in ("summary.csv", "summary.md", "environment.json"):
+        shutil.copyfile(results / name, out.with_name(name))
+    df = read_summary(results / "summary.csv", unsupported=True)
+    jobs, servers = len(df), df["server"].nunique()
+    lacking = df[df[STATUS] == UNSUPPORTED]
+    lacks = "\n".join(f"- `{r['variant']}` on {r['server']}: {r['reason']}"
+                      for _, r in lacking.iterrows()) or "- none"  # fmt: skip
+    out.write_text(
+        f"# The server axis (`{a.config}`)\n\n"
+        f"Command: `make run CONFIG={a.config}` in a fresh clone, started "
+        f"{started:%Y-%m-%d %H:%M} UTC; it took {seconds / 60:.1f} min ({jobs} jobs on "
+        f"{servers} servers, every supported one validated row for row). Machine, commit and "
+        f"versions: meta.json; each server's version, Java and properties as read back: "
+        f"environment.json. The machine is shared (2 cores, other agents' jobs beside this "
+        f"one): its load average (1, 5, 15 min) before: {before}; after: {after}.\n\n"
+        f"{side_by_side(df) or 'One server: nothing to set side by side.'}\n"
+        f"## What a server could not run\n\n{lacks}\n"
+    )
+    print(out.read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

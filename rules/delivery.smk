@@ -3,6 +3,7 @@
 # its own server is killed and restarted, paused, or its connection cut; delivery.csv has each
 # case, summary.md the matrix.
 
+from ingestbench.charts.registry import report_charts
 from ingestbench.datasets import dataset_name
 from ingestbench.delivery.settings import dataset_entry
 from ingestbench.workflow.experiments import settings as experiment_settings
@@ -20,7 +21,7 @@ rule delivery:
     output:
         csv=report(
             f"{RESULTS}/delivery/{{server}}/delivery.csv",
-            caption="../report/delivery.rst",
+            caption="../report/delivery_cases.rst",
             category="Delivery",
         ),
         matrix=report(
@@ -42,3 +43,35 @@ rule delivery:
         code=script_code("delivery.py"),
     script:
         "../scripts/delivery.py"
+
+
+# The delivery chart, drawn from every server's delivery.csv (and the summary, for the title).
+for _chart, _entry in report_charts("delivery").items():
+
+    rule:
+        name:
+            f"chart_{_chart}"
+        input:
+            summary=f"{RESULTS}/summary.csv",
+            delivery=expand(
+                f"{RESULTS}/delivery/{{server}}/delivery.csv", server=SERVERS
+            ),
+            environment=f"{RESULTS}/environment.json",
+        output:
+            png=report(
+                f"{RESULTS}/plots/{_chart}.png",
+                caption=f"../report/{_chart}.rst",
+                category="Charts",
+                subcategory=_entry.title,
+            ),
+            svg=f"{RESULTS}/plots/{_chart}.svg",
+        log:
+            f"{RESULTS}/logs/plots/{_chart}.log",
+        localrule: True
+        conda:
+            "../envs/ingestbench.yaml"
+        params:
+            settings={"chart": _chart, **chart_settings(config)},
+            code=script_code("plot.py"),
+        script:
+            "../scripts/plot.py"

@@ -9,6 +9,15 @@ from ingestbench.charts.draw import render_chart_files
 from ingestbench.workflow.rule_records import run_rule
 
 
+def _data(sm) -> Path | list[Path] | None:
+    """The chart's input of its own: paced.csv, or the delivery.csv of each server."""
+    if "paced" in sm.input.keys():  # noqa: SIM118 (Snakemake's InputFiles)
+        return Path(sm.input.paced)
+    if "delivery" in sm.input.keys():  # noqa: SIM118
+        return [Path(p) for p in sm.input.delivery]
+    return None
+
+
 def main(sm) -> None:
     render_chart_files(
         sm.params.settings["chart"],
@@ -16,7 +25,7 @@ def main(sm) -> None:
         Path(sm.input.environment),
         [Path(sm.output.png), Path(sm.output.svg)],
         dpi=sm.params.settings["dpi"],
-        data=Path(sm.input.paced) if "paced" in sm.input.keys() else None,  # noqa: SIM118
+        data=_data(sm),
     )
 
 

@@ -28,7 +28,7 @@ PAGE = REPO / "src" / "ingestbench" / "publish" / "page"
 @pytest.fixture(scope="module")
 def rule_outputs(tmp_path_factory) -> dict[str, list[str]]:
     """{rule: its outputs} of the workflow as Snakemake parses it (the default config with the
-    paced experiment's section, whose rules draw the paced charts)."""
+    paced and delivery experiments' sections, whose rules draw their charts)."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
 
@@ -36,7 +36,11 @@ def rule_outputs(tmp_path_factory) -> dict[str, list[str]]:
         workflow = api.workflow(
             resource_settings=ResourceSettings(cores=1),
             config_settings=ConfigSettings(
-                configfiles=[REPO / "config.yaml", REPO / "configs" / "paced.yaml"]
+                configfiles=[
+                    REPO / "config.yaml",
+                    REPO / "configs" / "paced.yaml",
+                    REPO / "configs" / "delivery.yaml",
+                ]  # fmt: skip
             ),
             snakefile=REPO / "Snakefile",
             workdir=REPO,
@@ -117,3 +121,18 @@ def test_a_readers_chart_drawn_through_the_registry_writes_every_format(tmp_path
         drawing(name, "report")([], outputs, dpi=50)  # no run with readers: the placeholder
         assert [p.suffix for p in outputs] == [f".{ext}" for ext in chart.formats]
         assert all(p.stat().st_size > 1000 for p in outputs)
+
+
+def test_the_delivery_chart_draws_each_servers_matrix_and_a_placeholder_without_one(tmp_path):
+    from ingestbench.charts.draw import render_chart_files
+    from tests.helpers import REFERENCE, results_with_every_part
+
+    results = results_with_every_part(tmp_path / "r")
+    delivery = sorted((results / "delivery").glob("*/delivery.csv"))
+    for data, name in ((delivery, "delivery"), ([], "none")):
+        outputs = [tmp_path / f"{name}.png", tmp_path / f"{name}.svg"]
+        render_chart_files("delivery", REFERENCE / "summary.csv", None, outputs, 50, data)
+        assert all(p.stat().st_size > 1000 for p in outputs)
+    drawn = (tmp_path / "delivery.svg").read_text()
+    assert "lost 7 unknown" in drawn and "QuestDB 9.3.4" in drawn
+    assert "no delivery case ran" in (tmp_path / "none.svg").read_text()

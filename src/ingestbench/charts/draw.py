@@ -363,11 +363,11 @@ def cpu(what: str, data: pd.DataFrame, df: pd.DataFrame, env: dict[str, Any] | N
 
 
 def render_chart(name: str, df: pd.DataFrame, env: dict[str, Any] | None, outputs,
-                 dpi: int = DPI, data: Path | None = None) -> None:  # fmt: skip
+                 dpi: int = DPI, data: Path | list[Path] | None = None) -> None:  # fmt: skip
     """Draw chart `name` from the summary table, or from `data` (its rule's input of its own,
-    such as the paced chart's paced.csv) with the summary for its title, and write it to every
-    path in `outputs`."""
-    known = {**report_charts("summary"), **report_charts("paced")}  # the summary titles both
+    such as the paced chart's paced.csv or the delivery chart's delivery.csv of each server)
+    with the summary for its title, and write it to every path in `outputs`."""
+    known = {**report_charts("summary"), **report_charts("paced"), **report_charts("delivery")}
     if name not in known:
         raise ValueError(f"unknown chart {name!r}; the charts of a summary: {', '.join(known)}")
     theme()
@@ -382,7 +382,7 @@ def render_chart(name: str, df: pd.DataFrame, env: dict[str, Any] | None, output
 
 
 def render_chart_files(name: str, summary_csv: Path, environment_json: Path | None, outputs,
-                       dpi: int = DPI, data: Path | None = None) -> None:  # fmt: skip
+                       dpi: int = DPI, data: Path | list[Path] | None = None) -> None:  # fmt: skip
     df = read_summary(summary_csv)
     env = load_json(environment_json, "environment file") if environment_json else None
     render_chart(name, df, env, outputs, dpi, data)

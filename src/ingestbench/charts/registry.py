@@ -31,7 +31,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any, Literal
 
-SOURCES = ("summary", "paced", "readers", "dtype_matrix", "page")
+SOURCES = ("summary", "paced", "delivery", "readers", "dtype_matrix", "page")
 #: A report chart's files, unless its entry says otherwise.
 CHART_FORMATS = ("png", "svg")
 
@@ -63,6 +63,10 @@ CHARTS: dict[str, Chart] = {
         "paced",
         report="ingestbench.paced.chart:draw_paced",
         page=_SPECS + "paced_chart",
+    ),  # fmt: skip
+    # From each server's delivery.csv, in a run with a delivery section (rules/delivery.smk).
+    "delivery": Chart(
+        "Delivery under faults", "delivery", report="ingestbench.delivery.chart:draw_delivery"
     ),  # fmt: skip
     "throughput_over_time": Chart(
         "Throughput over time",

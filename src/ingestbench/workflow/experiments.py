@@ -92,6 +92,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         check="delivery.settings:check",
         summary_inputs=("delivery.csv",),
         summary="delivery.summary:summary_part",
+        charts=("delivery",),
         archive="delivery.summary:archive_part",
         page="delivery.js",
         per_server=True,  # its one job loads the dataset on one server: a job per server

@@ -50,6 +50,7 @@ def draw_delivery(delivery_csvs: list[Path] | None, df: pd.DataFrame,
         ax.set_xticks(range(len(faults)), faults, fontsize=8)
         ax.set_yticks(range(len(rows)), rows, fontsize=8)
         ax.xaxis.tick_top()
+        ax.grid(False)
         ax.set_title(f"QuestDB {server}", loc="left", fontsize=9)
     handles = [Patch(color=c, label=k) for k, c in COLOURS.items() if k != "none"]
     fig.legend(handles=handles, loc="lower center", ncols=len(handles), fontsize=8)

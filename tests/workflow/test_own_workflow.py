@@ -72,8 +72,10 @@ def test_the_summary_names_the_data_and_lists_the_unsupported(own_run):
     assert "**Unsupported on this data**" in text
     assert "ingest the first 5,000 rows only (`rows_cap`)" in text
     manifest = json.loads((own_run / "results/data/own-trades.manifest.json").read_text())
-    run = json.loads((own_run / "results/own/runs/own-trades/polars-dataframe-parquet-http.json")
-                     .read_text())  # fmt: skip
+    (run_file,) = (own_run / "results/own/runs").glob(
+        "*/own-trades/polars-dataframe-parquet-http.json"
+    )
+    run = json.loads(run_file.read_text())
     assert run["dataset"]["sha256"] == manifest["sha256"]  # every run names its data
 
 

@@ -22,5 +22,5 @@ May import: catalogue, config (the `questdb` settings its server starts with), d
 table as the dataset's kind gives it), variants (the variant its kind's support is asked about),
 storage.files, server (the restartable server, tables, the handle), ingest (the frame reader, the
 ILP encoder and the SQL rows), tsbs (the cpu table), validate (the export and the row
-comparison), tables (the spec) and columnar.duckdb_sql.
+comparison), tables (the spec), columnar.duckdb_sql and charts.style (the chart's style).
 """

@@ -171,12 +171,10 @@ def questdb_info(qdb: QuestDB, mode: str) -> dict[str, Any]:
               if not _sensitive(p := dict(zip(names, row, strict=False)))
               and p.get("value_source", "set") != "default"]  # fmt: skip
     params.sort(key=lambda p: str(p.get("property_path")))
-    build = qdb.version()  # e.g. "Build Information: QuestDB 9.3.4, JDK 24.0.2, Commit Hash …"
-    m = re.search(r"QuestDB\s+([0-9][0-9A-Za-z.\-]*)", build)
     return {
         "mode": mode,
-        "version": m.group(1) if m else build,
-        "build": build,
+        "version": qdb.release(),
+        "build": qdb.version(),  # "Build Information: QuestDB 9.3.4, JDK 24.0.2, Commit Hash …"
         "non_default_parameters": params,
     }
 

@@ -9,6 +9,7 @@ created, which are the only ones it drops.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -123,3 +124,10 @@ class QuestDB:
 
     def version(self) -> str:
         return str(self.scalar("SELECT build()")).strip()
+
+    def release(self) -> str:
+        """The release it runs ("9.3.4"), read from `version()`'s "... QuestDB 9.3.4, JDK ..."
+        (the whole build text where it names none)."""
+        build = self.version()
+        found = re.search(r"QuestDB\s+([0-9][0-9A-Za-z.\-]*)", build)
+        return found.group(1).rstrip(",") if found else build

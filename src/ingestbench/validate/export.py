@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import logging
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import requests
 
 from ingestbench.columnar.duckdb_sql import check_name, duck, sql_str
+from ingestbench.server import versions
 from ingestbench.server.handle import QuestDB, QuestDBError
 from ingestbench.storage.files import atomic_path, temporary_path
 
@@ -91,7 +94,10 @@ def _export_piece(qdb: QuestDB, query: str, table: str, path: Path, fmt: str) ->
 
 def _export(qdb: QuestDB, query: str, t: str, fmt: str, tmp: Path, tmp_csv: Path) -> int:
     """Download the query into `tmp` (via `tmp_csv` for the CSV path); return its row count."""
-    if fmt == "parquet" and not _download(qdb, query, "parquet", tmp):
+    if not versions.has(qdb.release(), "exact_double_text"):
+        _pg_to_parquet(qdb, query, t, tmp)
+        fmt = "pg"
+    elif fmt == "parquet" and not _download(qdb, query, "parquet", tmp):
         log.warning("QuestDB at %s refused the Parquet export; exporting CSV", qdb.url)
         fmt = "csv"
     if fmt == "csv":
@@ -137,6 +143,49 @@ def _download(qdb: QuestDB, query: str, fmt: str, target: Path) -> bool:
                 if written.read(4) != b"PAR1":
                     return False
     return True
+
+
+#: A column's type on the server as the export's Arrow type (what the Parquet export writes);
+#: the rest are strings, a TIMESTAMP microseconds in UTC.
+_ARROW_TYPES = {"DOUBLE": "float64", "FLOAT": "float32", "LONG": "int64", "INT": "int32",
+                "SHORT": "int16", "BYTE": "int8", "BOOLEAN": "bool_"}  # fmt: skip
+#: Rows fetched at a time: one batch of the Parquet file, so that no step holds the table.
+PG_BATCH_ROWS = 100_000
+
+
+def _pg_to_parquet(qdb: QuestDB, query: str, table: str, parquet: Path) -> None:
+    """`query` read over PGWire in binary into `parquet`, in the Parquet export's shape. A server
+    before 9.0.3 prints a DOUBLE with at most 12 decimals in its text (/exp), which would fail
+    the row-for-row check of every exact value; its binary format carries the double itself."""
+    import psycopg
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    stamp = pa.timestamp("us", tz="UTC")
+    columns = qdb.rows(f"SELECT \"column\", type FROM table_columns('{table}')")
+    types = [stamp if ty == "TIMESTAMP" else getattr(pa, _ARROW_TYPES.get(ty, "string"))()
+             for _, ty in columns]  # fmt: skip
+    schema = pa.schema([pa.field(c, t) for (c, _), t in zip(columns, types, strict=True)])
+    broke = f"the export over PGWire from QuestDB at {qdb.url} failed ({{error}}); see its log."
+    with (
+        _failing_as(psycopg.Error, broke),
+        psycopg.connect(**qdb.pg_params()) as conn,
+        conn.cursor(binary=True) as cur,
+        pq.ParquetWriter(parquet, schema) as out,
+    ):
+        cur.execute(query)
+        while batch := cur.fetchmany(PG_BATCH_ROWS):
+            arrays = []
+            for values, kind in zip(zip(*batch, strict=True), types, strict=True):
+                arrays.append(
+                    pa.array([_utc(v) for v in values] if kind == stamp else values, kind)
+                )
+            out.write_table(pa.Table.from_arrays(arrays, schema=schema))
+
+
+def _utc(value: Any) -> Any:
+    """A TIMESTAMP read over PGWire (a naive datetime, in UTC) as an aware one."""
+    return value.replace(tzinfo=dt.UTC) if value is not None and value.tzinfo is None else value
 
 
 def _csv_to_parquet(qdb: QuestDB, table: str, csv: Path, parquet: Path) -> None:

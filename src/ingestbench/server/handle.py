@@ -115,6 +115,21 @@ class QuestDB:
     def scalar(self, query: str) -> Any:
         return self.rows(query)[0][0]
 
+    def exact_rows(self, query: str) -> list[list[Any]]:
+        """`rows`, each DOUBLE exact: a server before 9.0.3 prints one with at most 12 decimals
+        (/exec and /exp alike), so there the rows are read over PGWire in binary."""
+        from ingestbench.server import versions
+
+        if versions.has(self.release(), "exact_double_text"):
+            return self.rows(query)
+        import psycopg
+
+        try:
+            with psycopg.connect(**self.pg_params()) as conn, conn.cursor(binary=True) as cur:
+                return [list(row) for row in cur.execute(query).fetchall()]
+        except psycopg.Error as exc:
+            raise QuestDBError(f"QuestDB refused `{query[:120]}` over PGWire: {exc}.") from None
+
     def cpu_seconds(self) -> float | None:
         """User+system CPU of the server process so far (None for an external server)."""
         if self.pid is None:

@@ -149,7 +149,7 @@ def questdb_aggregates(qdb: QuestDB, table: str, spec: TableSpec | None = None) 
             exprs += [f"ksum({f})", f"cast(min({f}) AS double)", f"cast(max({f}) AS double)"]
         else:
             exprs += [f"sum({f})" if integer[f] else f"ksum({f})", f"min({f})", f"max({f})"]
-    values = qdb.rows(f"SELECT {', '.join(exprs)} FROM {t}")[0] if exprs else ()
+    values = qdb.exact_rows(f"SELECT {', '.join(exprs)} FROM {t}")[0] if exprs else ()
     agg["fields"] = _field_aggregates(values, integer, fields)
     agg["tags"] = {}
     for tag in tags:

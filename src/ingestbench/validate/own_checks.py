@@ -146,7 +146,7 @@ def own_check_query(table: str, spec: OwnTableSpec, expected: dict[str, Any]) ->
 def own_questdb_checks(
     qdb: QuestDB, table: str, spec: OwnTableSpec, expected: dict[str, Any]
 ) -> dict[str, Any]:
-    (values,) = qdb.rows(own_check_query(table, spec, expected))
+    (values,) = qdb.exact_rows(own_check_query(table, spec, expected))
     return _fold(tuple(values), spec, expected["exact"], expected["base"])
 
 

@@ -128,7 +128,7 @@ def check_query(table: str, spec: TableSpec, expected: dict[str, Any]) -> str:
 
 
 def questdb_checks(qdb: QuestDB, table: str, spec: TableSpec, expected: dict[str, Any]):
-    groups = qdb.rows(check_query(table, spec, expected))
+    groups = qdb.exact_rows(check_query(table, spec, expected))
     return _fold(groups, spec.fields, expected["integer"], expected["timestamp"]["base"])
 
 

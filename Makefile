@@ -33,7 +33,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 TEST_WORKERS ?= 2
 PARALLEL = $(if $(filter 1,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder)
 
-.PHONY: help install run smoke paced delivery versions settings run-scale run-dtypes test test-quick test-faults test-cluster lint format charts
+.PHONY: help install run smoke paced delivery versions settings run-scale run-dtypes test test-quick test-benchmarks test-faults test-cluster lint format charts
 .PHONY: reference reference-report report rulegraph readme lock compare clean archive site history site-screenshot bench-run-scale bench-cluster
 
 ## This list: every target and what it does, then the benchmarks (make bench-NAME).
@@ -103,6 +103,11 @@ test: install
 ## Quick feedback: the unit and integration tiers (tests/unit, tests/integration).
 test-quick: install
 	$(BIN)/python -m pytest $(PARALLEL) tests/unit tests/integration
+
+## The benchmark scripts (benchmarks/) run end to end on tiny inputs against real servers: each
+## prints its table and keeps its findings.
+test-benchmarks: install
+	$(BIN)/python -m pytest $(PARALLEL) -m benchmarks tests/benchmarks
 
 ## Faults injected against real servers and workflows (killed servers and workers, Ctrl-C, a
 ## corrupted jar, damaged data, a full disk, two clones at once; a server that stops, fills its

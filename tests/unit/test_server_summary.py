@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ingestbench.results.summary.rows import _speedups, to_sql_speedups
-from ingestbench.results.summary.servers import comparison, side_by_side
+from ingestbench.results.summary.servers import comparison, side_by_side, verdict
 
 DS = "cpu-s10-e10-seed1"
 PARQUET = "pandas-dataframe-parquet-http"
@@ -64,6 +64,11 @@ def test_the_comparison_as_data_holds_the_tables_ratios():
     assert cells[VECTOR, "8.1.4"]["status"] == "unsupported"
     assert cells[VECTOR, "9.3.4"]["status"] == "missing"
     assert "`9.3.4-pool1` beat 9.3.4's defaults" in ds["recommendation"]
+    older = next(m for m in ds["medians"] if m["server"] == "8.1.4")
+    assert older == {"server": "8.1.4", "paths": 1, "ratio": 0.8, "unsupported": [VECTOR]}
+    assert verdict(data, ds).startswith(
+        f"Against QuestDB 9.3.4's defaults, the median of each server's rows/s ratios over the "
+        f"paths it ran: 8.1.4 0.80× (1 path; `{VECTOR}` unsupported); 9.3.4-pool1 1.25× (1 path).")
     assert comparison(pd.DataFrame([_row("9.3.4", PARQUET, 100, 90, 110)])) is None
 
 

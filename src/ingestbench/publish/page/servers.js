@@ -16,12 +16,11 @@ function serversTable(data, ds, servers) {
     ds.variants.map((v) => [v, ...servers.map((s) => ratioCell(by.get(`${v}|${s}`)))]));
 }
 
-/** Each other version's median ratio over the paths it ran: one figure per version. */
+/** Each other version's median ratio over the paths it ran (computed in Python: the archive's
+ * `medians`), one figure per version. */
 function versionMedians(data, ds) {
-  return data.versions.filter((s) => s !== data.baseline).map((s) => {
-    const ratios = ds.cells.filter((c) => c.server === s && c.status === "ok").map((c) => c.ratio).sort((a, b) => a - b);
-    return ratios.length ? `QuestDB ${s} at ${fmt(ratios[Math.floor((ratios.length - 1) / 2)], 2)}×` : null;
-  }).filter(Boolean);
+  return (ds.medians || []).filter((m) => data.versions.includes(m.server) && m.server !== data.baseline && !missing(m.ratio))
+    .map((m) => `QuestDB ${m.server} at ${fmt(m.ratio, 2)}×`);
 }
 
 /** The selected dataset's comparison, else every dataset's. */

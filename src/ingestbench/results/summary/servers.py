@@ -11,6 +11,7 @@ change a server's settings.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Iterator
 from typing import Any
 
@@ -124,6 +125,35 @@ def _by_dataset(df: pd.DataFrame) -> Iterator[tuple[str, dict[tuple[str, str], A
         yield dataset, runs, list(dict.fromkeys(group["variant"]))
 
 
+def medians(cells: list[dict[str, Any]], servers: list[str]) -> list[dict[str, Any]]:
+    """Per server of `servers`: the median ratio over the paths it ran, how many it ran, and
+    the paths it could not (`ratio` cells of one dataset)."""
+    out = []
+    for server in servers:
+        mine = [c for c in cells if c["server"] == server]
+        ratios = [c["ratio"] for c in mine if c["status"] == "ok"]
+        lacking = [c["variant"] for c in mine if c["status"] == UNSUPPORTED]
+        out.append({"server": server, "paths": len(ratios), "unsupported": lacking,
+                    "ratio": statistics.median(ratios) if ratios else None})  # fmt: skip
+    return out
+
+
+def verdict(data: dict[str, Any], dataset: dict[str, Any]) -> str:
+    """One sentence of a comparison's dataset: each other server's median ratio over its paths
+    against the baseline, the paths it could not run, and the settings' recommendation."""
+    parts = []
+    for m in dataset["medians"]:
+        if m["server"] == data["baseline"] or m["ratio"] is None:
+            continue
+        lacks = f"; {', '.join(f'`{v}`' for v in m['unsupported'])} unsupported" if (
+            m["unsupported"]) else ""  # fmt: skip
+        paths = f"{m['paths']} path{'' if m['paths'] == 1 else 's'}"
+        parts.append(f"{m['server']} {m['ratio']:.2f}× ({paths}{lacks})")
+    text = (f"Against QuestDB {data['baseline']}'s defaults, the median of each server's rows/s "
+            f"ratios over the paths it ran: {'; '.join(parts)}.")  # fmt: skip
+    return text + (f" {dataset['recommendation']}" if dataset.get("recommendation") else "")
+
+
 def comparison(df: pd.DataFrame) -> dict[str, Any] | None:
     """The same comparison as data (the archive's `servers`, the page's section), or None with
     fewer than two servers."""
@@ -136,6 +166,7 @@ def comparison(df: pd.DataFrame) -> dict[str, Any] | None:
         cells = [{"variant": v, "server": s, **ratio(runs.get((s, v)), _base_rate(runs, base, v))}
                  for v in variants for s in labels]  # fmt: skip
         datasets.append({"dataset": dataset, "variants": variants, "cells": cells,
+                         "medians": medians(cells, labels),
                          "recommendation": recommendation(runs, variants, settings)
                          if settings else None})  # fmt: skip
     return {"baseline": base, "versions": [s for s in labels if is_default(s)],

@@ -165,11 +165,38 @@ def results_block(results: Path = RESULTS, config: Path = CHECKOUT / "config.yam
     )
 
 
-def with_block(readme: str, block: str) -> str:
-    pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
+def with_block(readme: str, block: str, begin: str = BEGIN, end: str = END) -> str:
+    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
     if not pattern.search(readme):
-        raise SystemExit(f"{README} has no {BEGIN} … {END} block; put one where the results go.")
+        raise SystemExit(f"{README} has no {begin} … {end} block; put one where the results go.")
     return pattern.sub(lambda _: block, readme)
+
+
+#: The committed reference runs of the server axis, and the README's block that quotes them.
+SERVER_RUNS = (CHECKOUT / "reference" / "versions", CHECKOUT / "reference" / "settings")
+SERVERS_BEGIN, SERVERS_END = "<!-- servers:begin -->", "<!-- servers:end -->"
+
+
+def servers_block(runs: tuple[Path, ...] = SERVER_RUNS) -> str:
+    """One line per committed run of the server axis: its verdict (results.summary.servers),
+    with where it ran and where its figures are."""
+    from ingestbench.results.summary import read_summary
+    from ingestbench.results.summary.servers import comparison, verdict
+
+    lines = [SERVERS_BEGIN, "<!-- written by `make readme` from reference/versions and "
+             "reference/settings; do not edit -->"]  # fmt: skip
+    for run in runs:
+        if not (run / "summary.csv").is_file():
+            continue
+        env = json.loads((run / "environment.json").read_text())
+        data = comparison(read_summary(run / "summary.csv", unsupported=True))
+        if data is None:
+            continue
+        m = env["machine"]
+        shown = run.relative_to(CHECKOUT).as_posix() if run.is_relative_to(CHECKOUT) else run
+        where = f"`{shown}/summary.md`, {m['cores_logical']} cores, {env['timestamp_utc'][:10]}"
+        lines += ["", f"- {verdict(data, data['datasets'][0])} ({where})"]
+    return "\n".join([*lines, SERVERS_END])
 
 
 # ------------------------------------------------------------------ docs/configuration.md
@@ -336,7 +363,12 @@ def main(argv: list[str] | None = None) -> int:
     # The full config first: the methods page counts its variants.
     stale = _stale({FULL_CONFIG: full_config(FULL_CONFIG.read_text())}, args.check)
     wanted = {
-        README: with_block(README.read_text(), results_block(args.results)),
+        README: with_block(
+            with_block(README.read_text(), results_block(args.results)),
+            servers_block(),
+            SERVERS_BEGIN,
+            SERVERS_END,
+        ),
         CONFIGURATION: configuration_doc(),
         METHODS_DOC: methods_doc(METHODS_DOC.read_text()),
         IOT_DOC: iot_doc(IOT_DOC.read_text()),

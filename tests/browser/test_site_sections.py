@@ -36,6 +36,7 @@ def test_one_answer_per_section_each_linking_to_it(page):
             "over its paths)") in text  # fmt: skip
     assert "up to 1,000 rows/s, use pandas-dataframe-parquet-http with flush `arrival`" in text
     assert "dataframe-tcp lost or altered rows under a fault (QuestDB 9.3.4)" in text
+    assert text.count("(amd-epyc-2c-24gib, 2026-11-27)") == 3  # each answer's run: machine, day
     hash_before = page.evaluate("location.hash")
     assert page.locator("#delivery-section").bounding_box()["y"] > 800  # below the first screen
     page.locator("#answers a[href='#delivery-section']").click()

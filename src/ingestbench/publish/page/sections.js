@@ -28,7 +28,10 @@ async function renderSections() {
     if (!found) { box.hidden = true; return box; }
     if (section.draw) drawn.push(() => section.draw(found.run, found.part));
     const answer = section.answer(found.run, found.part);
-    if (answer) answers.push(el("li", { "data-section": section.id }, sectionLink(section), ": ", ...answer));
+    if (answer) {
+      answers.push(el("li", { "data-section": section.id }, sectionLink(section), ": ", ...answer,
+        el("span", { class: "note" }, ` (${found.run.machine.id}, ${dayOf(found.run)})`)));
+    }
     box.append(el("h2", {}, section.title), el("p", { class: "note" }, `From ${runName(found.run)}.`),
       ...section.render(found.run, found.part));
     return box;

@@ -32,8 +32,8 @@ def test_one_answer_per_section_each_linking_to_it(page):
     answers = page.locator("#answers li")
     assert answers.count() == 3
     text = page.locator("#answers").inner_text()
-    assert ("each path's rows/s against QuestDB 9.3.4's: QuestDB 8.2.0 at 0.50× (the median "
-            "over its paths)") in text  # fmt: skip
+    assert "Against QuestDB 9.3.4's defaults, the median of each server's rows/s ratios" in text
+    assert "8.2.0 0.50× (30 paths; " in text and "beyond the noise: `none-server_parquet" in text
     assert "up to 1,000 rows/s, use pandas-dataframe-parquet-http with flush `arrival`" in text
     assert "dataframe-tcp lost or altered rows under a fault (QuestDB 9.3.4)" in text
     assert text.count("(amd-epyc-2c-24gib, 2026-11-27)") == 3  # each answer's run: machine, day

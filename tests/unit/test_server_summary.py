@@ -65,10 +65,18 @@ def test_the_comparison_as_data_holds_the_tables_ratios():
     assert cells[VECTOR, "9.3.4"]["status"] == "missing"
     assert "`9.3.4-pool1` beat 9.3.4's defaults" in ds["recommendation"]
     older = next(m for m in ds["medians"] if m["server"] == "8.1.4")
-    assert older == {"server": "8.1.4", "paths": 1, "ratio": 0.8, "unsupported": [VECTOR]}
-    assert verdict(data, ds).startswith(
-        f"Against QuestDB 9.3.4's defaults, the median of each server's rows/s ratios over the "
-        f"paths it ran: 8.1.4 0.80× (1 path; `{VECTOR}` unsupported); 9.3.4-pool1 1.25× (1 path).")
+    assert older == {
+        "server": "8.1.4",
+        "paths": 1,
+        "ratio": 0.8,
+        "unsupported": [VECTOR],
+        "beyond_noise": [{"variant": PARQUET, "ratio": 0.8}],
+    }  # 0.70–0.90 < 0.95
+    text = verdict(data, ds)
+    assert (
+        f"8.1.4 0.80× (1 path; `{VECTOR}` unsupported; beyond the noise: `{PARQUET}` 0.80×)" in text
+    )
+    assert f"9.3.4-pool1 1.25× (1 path; beyond the noise: `{PARQUET}` 1.25×)" in text
     assert comparison(pd.DataFrame([_row("9.3.4", PARQUET, 100, 90, 110)])) is None
 
 

@@ -181,7 +181,7 @@ def servers_block(runs: tuple[Path, ...] = SERVER_RUNS) -> str:
     """One line per committed run of the server axis: its verdict (results.summary.servers),
     with where it ran and where its figures are."""
     from ingestbench.results.summary import read_summary
-    from ingestbench.results.summary.servers import comparison, verdict
+    from ingestbench.results.summary.servers import comparison
 
     lines = [SERVERS_BEGIN, "<!-- written by `make readme` from reference/versions and "
              "reference/settings; do not edit -->"]  # fmt: skip
@@ -195,7 +195,7 @@ def servers_block(runs: tuple[Path, ...] = SERVER_RUNS) -> str:
         m = env["machine"]
         shown = run.relative_to(CHECKOUT).as_posix() if run.is_relative_to(CHECKOUT) else run
         where = f"`{shown}/summary.md`, {m['cores_logical']} cores, {env['timestamp_utc'][:10]}"
-        lines += ["", f"- {verdict(data, data['datasets'][0])} ({where})"]
+        lines += ["", f"- {data['datasets'][0]['verdict']} ({where})"]
     return "\n".join([*lines, SERVERS_END])
 
 

@@ -16,13 +16,6 @@ function serversTable(data, ds, servers) {
     ds.variants.map((v) => [v, ...servers.map((s) => ratioCell(by.get(`${v}|${s}`)))]));
 }
 
-/** Each other version's median ratio over the paths it ran (computed in Python: the archive's
- * `medians`), one figure per version. */
-function versionMedians(data, ds) {
-  return (ds.medians || []).filter((m) => data.versions.includes(m.server) && m.server !== data.baseline && !missing(m.ratio))
-    .map((m) => `QuestDB ${m.server} at ${fmt(m.ratio, 2)}×`);
-}
-
 /** The selected dataset's comparison, else every dataset's. */
 const datasetsShown = (part) => {
   const chosen = part.datasets.filter((d) => d.dataset === state.dataset);
@@ -34,12 +27,7 @@ SECTIONS.push({
   title: "Servers side by side",
   part: (run) => run.servers,
   answer(run, part) {
-    const ds = datasetsShown(part)[0];
-    const medians = versionMedians(part, ds);
-    const out = [`each path's rows/s against QuestDB ${part.baseline}'s`];
-    if (medians.length) out.push(`: ${medians.join(", ")} (the median over its paths)`);
-    out.push(ds.recommendation ? `. ${ds.recommendation}` : ".");
-    return out;
+    return [datasetsShown(part)[0].verdict]; // the sentence results.summary.servers wrote
   },
   render(run, part) {
     const shown = datasetsShown(part);

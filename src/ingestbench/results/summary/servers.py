@@ -125,32 +125,45 @@ def _by_dataset(df: pd.DataFrame) -> Iterator[tuple[str, dict[tuple[str, str], A
         yield dataset, runs, list(dict.fromkeys(group["variant"]))
 
 
-def medians(cells: list[dict[str, Any]], servers: list[str]) -> list[dict[str, Any]]:
-    """Per server of `servers`: the median ratio over the paths it ran, how many it ran, and
-    the paths it could not (`ratio` cells of one dataset)."""
+def medians(cells: list[dict[str, Any]], servers: list[str], base: str) -> list[dict[str, Any]]:
+    """Per server of `servers`: the median ratio over the paths it ran, how many it ran, the
+    paths it could not, and the paths where its whole min–max range lies apart from `base`'s
+    (beyond the noise, as `beats` judges a setting), with their ratios (cells of one dataset)."""
+    baseline = {c["variant"]: c for c in cells if c["server"] == base and c["status"] == "ok"}
+
+    def apart(c: dict[str, Any]) -> bool:
+        b = baseline.get(c["variant"])
+        return b is not None and (c["low"] > b["high"] or c["high"] < b["low"])
+
     out = []
     for server in servers:
         mine = [c for c in cells if c["server"] == server]
-        ratios = [c["ratio"] for c in mine if c["status"] == "ok"]
-        lacking = [c["variant"] for c in mine if c["status"] == UNSUPPORTED]
-        out.append({"server": server, "paths": len(ratios), "unsupported": lacking,
-                    "ratio": statistics.median(ratios) if ratios else None})  # fmt: skip
+        ok = [c for c in mine if c["status"] == "ok"]
+        out.append({"server": server, "paths": len(ok),
+                    "ratio": statistics.median(c["ratio"] for c in ok) if ok else None,
+                    "unsupported": [c["variant"] for c in mine if c["status"] == UNSUPPORTED],
+                    "beyond_noise": [{"variant": c["variant"], "ratio": c["ratio"]}
+                                     for c in ok if server != base and apart(c)]})  # fmt: skip
     return out
 
 
 def verdict(data: dict[str, Any], dataset: dict[str, Any]) -> str:
     """One sentence of a comparison's dataset: each other server's median ratio over its paths
-    against the baseline, the paths it could not run, and the settings' recommendation."""
+    against the baseline, the paths it could not run, the paths where it differed beyond the
+    noise, and the settings' recommendation."""
     parts = []
     for m in dataset["medians"]:
         if m["server"] == data["baseline"] or m["ratio"] is None:
             continue
-        lacks = f"; {', '.join(f'`{v}`' for v in m['unsupported'])} unsupported" if (
-            m["unsupported"]) else ""  # fmt: skip
         paths = f"{m['paths']} path{'' if m['paths'] == 1 else 's'}"
-        parts.append(f"{m['server']} {m['ratio']:.2f}× ({paths}{lacks})")
+        notes = [f"{', '.join(f'`{v}`' for v in m['unsupported'])} unsupported"] if (
+            m["unsupported"]) else []  # fmt: skip
+        apart = [f"`{b['variant']}` {b['ratio']:.2f}×" for b in m["beyond_noise"]]
+        notes.append(f"beyond the noise: {', '.join(apart)}" if apart else "all within the noise")
+        parts.append(f"{m['server']} {m['ratio']:.2f}× ({paths}; {'; '.join(notes)})")
     text = (f"Against QuestDB {data['baseline']}'s defaults, the median of each server's rows/s "
-            f"ratios over the paths it ran: {'; '.join(parts)}.")  # fmt: skip
+            f"ratios over the paths it ran (a path is beyond the noise where the min–max ranges "
+            f"of the repeats do not overlap): {'; '.join(parts)}.")  # fmt: skip
     return text + (f" {dataset['recommendation']}" if dataset.get("recommendation") else "")
 
 
@@ -166,11 +179,14 @@ def comparison(df: pd.DataFrame) -> dict[str, Any] | None:
         cells = [{"variant": v, "server": s, **ratio(runs.get((s, v)), _base_rate(runs, base, v))}
                  for v in variants for s in labels]  # fmt: skip
         datasets.append({"dataset": dataset, "variants": variants, "cells": cells,
-                         "medians": medians(cells, labels),
+                         "medians": medians(cells, labels, base),
                          "recommendation": recommendation(runs, variants, settings)
                          if settings else None})  # fmt: skip
-    return {"baseline": base, "versions": [s for s in labels if is_default(s)],
+    data = {"baseline": base, "versions": [s for s in labels if is_default(s)],
             "settings": settings, "datasets": datasets}  # fmt: skip
+    for entry in datasets:
+        entry["verdict"] = verdict(data, entry)
+    return data
 
 
 def side_by_side(df: pd.DataFrame) -> str | None:

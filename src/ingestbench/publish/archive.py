@@ -247,8 +247,11 @@ def server_settings(questdb: dict[str, Any]) -> dict[str, str]:
 def versions(env: dict[str, Any]) -> dict[str, Any]:
     installed = {p["name"]: p.get("installed") or p.get("locked") for p in env.get("packages", [])}
     questdb = env.get("questdb", {})
+    servers = [str(s.get("label")) for s in env.get("servers") or []]
     return {
         "questdb_server": questdb.get("version"),
+        # A run of several servers (the server axis): each one's label, oldest first.
+        **({"questdb_servers": servers} if len(servers) > 1 else {}),
         "questdb_build": questdb.get("build"),
         "questdb_mode": questdb.get("mode"),
         "questdb_settings": server_settings(questdb),

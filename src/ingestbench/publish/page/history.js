@@ -48,7 +48,7 @@ function renderChanges(group, series) {
 function renderHistoryTable(group, series) {
   const runs = group.runs.map((id) => BY_ID.get(id));
   const head = el("tr", {}, el("th", {}, "variant"), ...runs.map((run, i) => el("th", { "data-run": run.id },
-    `#${i + 1} ${commitOf(run)}`, el("br"), dayOf(run), el("br"), `QuestDB ${run.versions.questdb_server || "?"}`)));
+    `#${i + 1} ${commitOf(run)}`, el("br"), dayOf(run), el("br"), `QuestDB ${questdbOf(run)}`)));
   const body = series.map((s) => {
     const points = new Map(s.points.map((p, i) => [p.run, { p, before: s.points[i - 1] }]));
     return el("tr", { "data-variant": s.variant }, el("th", { class: "variant", scope: "row" }, s.variant),

@@ -112,7 +112,7 @@ function runHeader(run) {
   const details = el("button", { class: "run", title: "machine, versions, settings and config of this run" }, "details");
   details.onclick = (e) => { e.stopPropagation(); showDetails(run.id); };
   return sortHeader(run.id, swatch(run.id), el("span", { class: "machine" }, run.machine.id), el("br"),
-    `QuestDB ${run.versions.questdb_server || "?"}`, el("br"), `${commitOf(run)} · ${dayOf(run)}`, el("br"),
+    `QuestDB ${questdbOf(run)}`, el("br"), `${commitOf(run)} · ${dayOf(run)}`, el("br"),
     el("b", {}, run.label), " ", details);
 }
 

@@ -47,9 +47,16 @@ const swatch = (runId) => el("span", { class: "swatch", style: `background:${COL
 const commitOf = (run) => run.workflow.git_commit.slice(0, 7);
 const dayOf = (run) => run.date_utc.slice(0, 10);
 
+/** The QuestDB a run ran on: its version, or the first and last of several servers. */
+function questdbOf(run) {
+  const servers = run.versions.questdb_servers || [];
+  return servers.length > 1 ? `${servers[0]} to ${servers[servers.length - 1]} (${servers.length} servers)`
+    : run.versions.questdb_server || "?";
+}
+
 /** machine · QuestDB version · commit and its date · label: how every run is named. */
 function runName(run) {
-  return `${run.machine.id} · QuestDB ${run.versions.questdb_server || "?"} · ${commitOf(run)} ${dayOf(run)} · ${run.label}`;
+  return `${run.machine.id} · QuestDB ${questdbOf(run)} · ${commitOf(run)} ${dayOf(run)} · ${run.label}`;
 }
 
 function datasetsOf(runs) {

@@ -139,7 +139,9 @@ def test_every_variant_validated_and_ran_in_its_job(cluster_run):
     assert len(summary) == tiny_variants() and summary["validated"].all()
     assert not summary["mixed_machines"].any()
     ingest_jobs = set(job_log_ids(workdir)[GROUP])
-    for path in (workdir / "results" / "runs").glob("*/*.json"):
+    run_files = sorted((workdir / "results" / "runs").glob("*/*/*.json"))  # <server>/<dataset>/
+    assert len(run_files) == tiny_variants()
+    for path in run_files:
         host = json.loads(path.read_text())["host"]
         assert host["slurm_job_id"] in ingest_jobs and host["cpu_count"] >= 1
 

@@ -9,6 +9,9 @@ path a server could not run, with the reason. Run it from a fresh clone:
 
     make bench-servers                                   # configs/versions.yaml
     make bench-servers ARGS="--config configs/settings.yaml"
+
+`--results DIR` writes the findings of a run that finished already (its wall time then comes
+from the newest Snakemake log of this checkout, and its load average was not recorded).
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
+import re
 import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from findings import findings_file
 
@@ -36,28 +41,47 @@ def load_average() -> str:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def finished_run_seconds() -> float:
+    """The wall time Snakemake's newest log in this checkout states ("Elapsed time: H:MM:SS")."""
+    logs = sorted((CHECKOUT / ".snakemake" / "log").glob("*.snakemake.log"))
+    found = re.search(r"Elapsed time: (\d+):(\d+):([\d.]+)", logs[-1].read_text()) if logs else None
+    if found is None:
+        raise SystemExit("no Snakemake log of this checkout states its elapsed time; rerun it.")
+    h, m, sec = found.groups()
+    return int(h) * 3600 + int(m) * 60 + float(sec)
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--config", default=CONFIG, help=f"the config to run (default: {CONFIG})")
+    p.add_argument("--results", type=Path, help="a finished run of the config: no run, findings")
     a = p.parse_args()
-    results = CHECKOUT / load_config(CHECKOUT / a.config)["results_dir"]
-    if results.exists() and any(results.iterdir()):
-        print(f"{results} is not empty: move it away so that every job runs, then rerun.")
-        return 2
-    before, started = load_average(), dt.datetime.now(dt.UTC)
-    t0 = time.monotonic()
-    code = subprocess.run(["make", "run", f"CONFIG={a.config}"], cwd=CHECKOUT, check=False)
-    seconds = time.monotonic() - t0
-    after = load_average()
-    if code.returncode != 0:
-        print(f"make run CONFIG={a.config} failed (exit {code.returncode})")
-        return code.returncode
+    results = a.results or CHECKOUT / load_config(CHECKOUT / a.config)["results_dir"]
+    if a.results:
+        seconds, before, after, started = (
+            finished_run_seconds(),
+            "not recorded",
+            "not recorded",
+            (dt.datetime.fromtimestamp((results / "summary.csv").stat().st_mtime, dt.UTC)),
+        )
+    else:
+        if results.exists() and any(results.iterdir()):
+            print(f"{results} is not empty: move it away so that every job runs, then rerun.")
+            return 2
+        before, started = load_average(), dt.datetime.now(dt.UTC)
+        t0 = time.monotonic()
+        code = subprocess.run(["make", "run", f"CONFIG={a.config}"], cwd=CHECKOUT, check=False)
+        seconds = time.monotonic() - t0
+        after = load_average()
+        if code.returncode != 0:
+            print(f"make run CONFIG={a.config} failed (exit {code.returncode})")
+            return code.returncode
     out = findings_file("README.md", results / "findings-README.md")
     for name in ("summary.csv", "summary.md", "environment.json"):
         shutil.copyfile(results / name, out.with_name(name))
     df = read_summary(results / "summary.csv", unsupported=True)
     jobs, servers = len(df), df["server"].nunique()
-    lacking = df[df[STATUS] == UNSUPPORTED]
+    lacking = df[df[STATUS] == UNSUPPORTED] if STATUS in df else df.iloc[0:0]
     lacks = "\n".join(f"- `{r['variant']}` on {r['server']}: {r['reason']}"
                       for _, r in lacking.iterrows()) or "- none"  # fmt: skip
     out.write_text(

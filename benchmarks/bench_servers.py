@@ -86,8 +86,9 @@ def main() -> int:
                       for _, r in lacking.iterrows()) or "- none"  # fmt: skip
     out.write_text(
         f"# The server axis (`{a.config}`)\n\n"
-        f"Command: `make run CONFIG={a.config}` in a fresh clone, started "
-        f"{started:%Y-%m-%d %H:%M} UTC; it took {seconds / 60:.1f} min ({jobs} jobs on "
+        f"Command: `make run CONFIG={a.config}` in a fresh clone, "
+        f"{'finished' if a.results else 'started'} {started:%Y-%m-%d %H:%M} UTC; it took "
+        f"{seconds / 60:.1f} min ({jobs} jobs on "
         f"{servers} servers, every supported one validated row for row). Machine, commit and "
         f"versions: meta.json; each server's version, Java and properties as read back: "
         f"environment.json. The machine is shared (2 cores, other agents' jobs beside this "

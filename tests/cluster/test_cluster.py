@@ -156,8 +156,9 @@ def test_ingestions_never_overlapped(cluster_run):
     """Each ingestion alone on its node: no two servers lived at once, although a group job
     holds two variants and SLURM could start jobs side by side."""
     workdir, _ = cluster_run
-    # <dataset>/<variant>.log: the ingestions' servers (environment.log is the submit host's)
-    logs = sorted((workdir / "results" / "logs" / "questdb").glob("*/*.log"))
+    # <server>/<dataset>/<variant>.log: the ingestions' servers (environment.log is the submit
+    # host's)
+    logs = sorted((workdir / "results" / "logs" / "questdb").glob("*/*/*.log"))
     assert len(logs) == tiny_variants()
     lives = sorted(server_lifetime(log) for log in logs)
     for (_, end), (start, _) in itertools.pairwise(lives):

@@ -41,11 +41,13 @@ def _zombie(pid: int) -> bool:
 
 
 def test_a_server_paused_mid_step_shows_in_the_steps_maximum(own_server, tiny_dataset, tmp_path):
-    """SIGSTOP for 1 s inside a 3 s measured window (after a 0.5 s lead-in): the arrivals due
+    """SIGSTOP for 1 s inside a 6 s measured window (after a 0.5 s lead-in), soon after the
+    first rows show: a loaded machine shows them late, so a shorter window could end before
+    the pause (seen at a load average of 10 with 3 s). The arrivals due
     meanwhile wait for the server (over HTTP each flush waits for its answer), and every latency
     counts from its schedule, so the window's maximum is at least the pause minus the
     sampler's interval."""
-    settings = paced_settings(lead_in_s=0.5, step_s=3.0, sample_interval_s=0.1)
+    settings = paced_settings(lead_in_s=0.5, step_s=6.0, sample_interval_s=0.1)
     path = PacedPath("pandas", "dataframe", "http", "arrival")
     pid = own_server.pid
 
@@ -61,7 +63,7 @@ def test_a_server_paused_mid_step_shows_in_the_steps_maximum(own_server, tiny_da
             except Exception:  # not created yet
                 pass
             time.sleep(0.05)
-        time.sleep(1.0)
+        time.sleep(0.3)
         os.kill(pid, signal.SIGSTOP)
         try:
             time.sleep(PAUSE_S)
@@ -105,7 +107,7 @@ def test_auto_flush_by_interval_waits_for_the_next_arrival(own_server, tiny_data
 )
 def test_the_other_paths_validate_row_for_row(own_server, tiny_dataset, tmp_path, path):
     steps = run_steps(own_server, path, cpu_spec(), tiny_dataset["parquet"],
-                      paced_settings(step_s=2.0, lead_in_s=1.0), 2, tmp_path)  # fmt: skip
+                      paced_settings(step_s=3.0, lead_in_s=1.0), 2, tmp_path)  # fmt: skip
     assert [s["kind"] for s in steps] == ["warmup", "unpaced", "paced"]
     assert all(s["validation"]["ok"] for s in steps)
 

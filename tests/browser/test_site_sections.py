@@ -36,7 +36,7 @@ def test_one_answer_per_section_each_linking_to_it(page):
     assert "8.2.0 0.50× (30 paths; " in text and "beyond the noise: `none-server_parquet" in text
     assert "up to 1,000 rows/s, use pandas-dataframe-parquet-http with flush `arrival`" in text
     assert "dataframe-tcp lost or altered rows under a fault (QuestDB 9.3.4)" in text
-    assert text.count("(amd-epyc-2c-24gib, 2026-11-27)") == 3  # each answer's run: machine, day
+    assert text.count("(amd-epyc-2c-24gib, 2026-11-27, current)") == 3  # each answer's run
     hash_before = page.evaluate("location.hash")
     assert page.locator("#delivery-section").bounding_box()["y"] > 800  # below the first screen
     page.locator("#answers a[href='#delivery-section']").click()
@@ -82,5 +82,23 @@ def test_a_run_without_them_shows_no_section(browser, tmp_path):
         page.wait_for_selector("body[data-rendered]")
         assert page.locator("#answers").is_hidden()
         assert page.locator("section.experiment:not([hidden])").count() == 0
+    finally:
+        page.close()
+
+
+def test_the_archived_runs_of_the_axis_each_show_their_comparison(browser, tmp_path):
+    """The committed versions and settings runs (archive/): one answer and one table each."""
+    from tests.helpers import REPO
+
+    path = write_site(REPO / "archive", None, tmp_path / "index.html")
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        page.goto(path.as_uri())
+        page.wait_for_selector("body[data-rendered]")
+        answers = page.locator("#answers li[data-section='servers-section']")
+        assert answers.count() == 2
+        text = page.locator("#servers-section").inner_text()
+        assert "Versions × paths" in text and "QuestDB 7.3.10" in text
+        assert "Settings × paths" in text and "QuestDB 9.3.4-commitsync" in text
     finally:
         page.close()

@@ -2,14 +2,17 @@
 // the newest selected run that has it, so that the page carries every answer the runs hold. A
 // section's optional `draw(run, part)` embeds its charts once its nodes are in the page.
 
-/** The newest selected run holding a section's part, else the newest run of all holding it. */
-function sectionRun(section) {
-  for (const id of [...state.runs, ...RUNS.map((r) => r.id)]) {
+/** The runs holding a section's part, the selected first (newest first), then the others: all
+ * of them for a section with `every` (the servers': versions and settings are runs of their
+ * own), else the first alone. */
+function sectionRuns(section) {
+  const found = [];
+  for (const id of new Set([...state.runs, ...RUNS.map((r) => r.id)])) {
     const run = BY_ID.get(id);
     const part = section.part(run);
-    if (part) return { run, part };
+    if (part) found.push({ run, part });
   }
-  return null;
+  return section.every ? found : found.slice(0, 1);
 }
 
 /** A link to a section that scrolls to it: the address keeps the selection, not a place. */
@@ -23,17 +26,19 @@ async function renderSections() {
   const answers = [];
   const drawn = [];
   const boxes = SECTIONS.map((section) => {
-    const found = sectionRun(section);
     const box = el("section", { id: section.id, class: "experiment" });
-    if (!found) { box.hidden = true; return box; }
-    if (section.draw) drawn.push(() => section.draw(found.run, found.part));
-    const answer = section.answer(found.run, found.part);
-    if (answer) {
-      answers.push(el("li", { "data-section": section.id }, sectionLink(section), ": ", ...answer,
-        el("span", { class: "note" }, ` (${found.run.machine.id}, ${dayOf(found.run)})`)));
+    const runs = sectionRuns(section);
+    box.hidden = !runs.length;
+    if (runs.length) box.append(el("h2", {}, section.title));
+    for (const found of runs) {
+      if (section.draw) drawn.push(() => section.draw(found.run, found.part));
+      const answer = section.answer(found.run, found.part);
+      if (answer) {
+        answers.push(el("li", { "data-section": section.id }, sectionLink(section), ": ", ...answer,
+          el("span", { class: "note" }, ` (${found.run.machine.id}, ${dayOf(found.run)}, ${found.run.label})`)));
+      }
+      box.append(el("p", { class: "note" }, `From ${runName(found.run)}.`), ...section.render(found.run, found.part));
     }
-    box.append(el("h2", {}, section.title), el("p", { class: "note" }, `From ${runName(found.run)}.`),
-      ...section.render(found.run, found.part));
     return box;
   });
   document.getElementById("sections").replaceChildren(...boxes);

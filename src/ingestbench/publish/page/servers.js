@@ -25,6 +25,7 @@ const datasetsShown = (part) => {
 SECTIONS.push({
   id: "servers-section",
   title: "Servers side by side",
+  every: true, // each run of the axis (versions, settings) has a comparison of its own
   part: (run) => run.servers,
   answer(run, part) {
     return [datasetsShown(part)[0].verdict]; // the sentence results.summary.servers wrote

@@ -11,7 +11,8 @@ const FILTERS = ["library", "method", "format", "transport", "workers"];
 // The sections beside the matrix, each from its part of a run document: the servers side by side
 // (servers.js) and every experiment with a page script (workflow.experiments' `page`). Each
 // registers { id, title, part(run), answer(run, part) -> [text or nodes] or null,
-// render(run, part) -> [nodes], and optionally draw(run, part), which embeds its charts }.
+// render(run, part) -> [nodes], optionally draw(run, part), which embeds its charts, and
+// every: true to show each run holding its part rather than the newest }.
 const SECTIONS = [];
 /** What the matrix and the history key a variant by: in a run of several servers, its server too. */
 const nameOf = (v) => v.name || v.variant;

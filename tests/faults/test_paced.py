@@ -41,7 +41,7 @@ def _zombie(pid: int) -> bool:
 
 
 def test_a_server_paused_mid_step_shows_in_the_steps_maximum(own_server, tiny_dataset, tmp_path):
-    """SIGSTOP for 1 s inside a 6 s measured window (after a 0.5 s lead-in), soon after the
+    """SIGSTOP for 1 s inside a 6 s measured window (after a 0.5 s lead-in), 1.5 s after the
     first rows show: a loaded machine shows them late, so a shorter window could end before
     the pause (seen at a load average of 10 with 3 s). The arrivals due
     meanwhile wait for the server (over HTTP each flush waits for its answer), and every latency
@@ -63,7 +63,7 @@ def test_a_server_paused_mid_step_shows_in_the_steps_maximum(own_server, tiny_da
             except Exception:  # not created yet
                 pass
             time.sleep(0.05)
-        time.sleep(0.3)
+        time.sleep(1.5)  # past the lead-in: the first rows may be the warm-up's
         os.kill(pid, signal.SIGSTOP)
         try:
             time.sleep(PAUSE_S)

@@ -11,13 +11,11 @@ machine the fault windows and the restarts would measure the other work.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import os
 import shutil
-import subprocess
 import sys
-import time
 
+from _config_run import load_average, timed_run
 from findings import findings_file
 
 from ingestbench import CHECKOUT
@@ -25,10 +23,6 @@ from ingestbench.config import load_config
 from ingestbench.delivery.summary import delivery_section
 
 CONFIG = "configs/delivery.yaml"
-
-
-def load_average() -> str:
-    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main() -> int:
@@ -44,17 +38,9 @@ def main() -> int:
               f"{a.max_load:g}, or pass --max-load.")  # fmt: skip
         return 3
     results = CHECKOUT / load_config(CHECKOUT / a.config)["results_dir"]
-    if results.exists() and any(results.iterdir()):
-        print(f"{results} is not empty: move it away so that every job runs, then rerun.")
-        return 2
-    before, started = load_average(), dt.datetime.now(dt.UTC)
-    t0 = time.monotonic()
-    code = subprocess.run(["make", "run", f"CONFIG={a.config}"], cwd=CHECKOUT, check=False)
-    seconds = time.monotonic() - t0
-    after = load_average()
-    if code.returncode != 0:
-        print(f"make run CONFIG={a.config} failed (exit {code.returncode})")
-        return code.returncode
+    run = timed_run(a.config, results)
+    if isinstance(run, int):
+        return run
     out = findings_file("README.md", results / "findings-README.md")
     # delivery/<server>/: the config's one server
     delivery = next((results / "delivery").glob("*/delivery.csv")).parent
@@ -65,10 +51,11 @@ def main() -> int:
     out.write_text(
         f"# Delivery under faults (`{a.config}`)\n\n"
         f"Command: `make run CONFIG={a.config}` in a fresh clone, started "
-        f"{started:%Y-%m-%d %H:%M} UTC; it took {seconds / 60:.1f} min ({cases} cases in "
+        f"{run.started:%Y-%m-%d %H:%M} UTC; it took {run.seconds / 60:.1f} min ({cases} cases in "
         f"delivery.csv). Machine, commit and versions: meta.json. The machine is shared "
         f"(2 cores, other agents' jobs beside this one): its load average (1, 5, 15 min) "
-        f"before: {before}; after: {after}.\n\n{delivery_section(delivery / 'delivery.csv')}"
+        f"before: {run.before}; after: {run.after}.\n\n"
+        f"{delivery_section(delivery / 'delivery.csv')}"
     )
     print(out.read_text())
     return 0

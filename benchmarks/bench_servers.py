@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import os
 import re
 import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
+from _config_run import TimedRun, timed_run
 from findings import findings_file
 
 from ingestbench import CHECKOUT
@@ -35,10 +33,6 @@ from ingestbench.results.summary.rows import STATUS, UNSUPPORTED
 from ingestbench.results.summary.servers import side_by_side
 
 CONFIG = "configs/versions.yaml"
-
-
-def load_average() -> str:
-    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def finished_run_seconds() -> float:
@@ -58,24 +52,12 @@ def main() -> int:
     a = p.parse_args()
     results = a.results or CHECKOUT / load_config(CHECKOUT / a.config)["results_dir"]
     if a.results:
-        seconds, before, after, started = (
-            finished_run_seconds(),
-            "not recorded",
-            "not recorded",
-            (dt.datetime.fromtimestamp((results / "summary.csv").stat().st_mtime, dt.UTC)),
-        )
+        finished = dt.datetime.fromtimestamp((results / "summary.csv").stat().st_mtime, dt.UTC)
+        run = TimedRun(finished, finished_run_seconds(), "not recorded", "not recorded")
     else:
-        if results.exists() and any(results.iterdir()):
-            print(f"{results} is not empty: move it away so that every job runs, then rerun.")
-            return 2
-        before, started = load_average(), dt.datetime.now(dt.UTC)
-        t0 = time.monotonic()
-        code = subprocess.run(["make", "run", f"CONFIG={a.config}"], cwd=CHECKOUT, check=False)
-        seconds = time.monotonic() - t0
-        after = load_average()
-        if code.returncode != 0:
-            print(f"make run CONFIG={a.config} failed (exit {code.returncode})")
-            return code.returncode
+        run = timed_run(a.config, results)
+        if isinstance(run, int):
+            return run
     out = findings_file("README.md", results / "findings-README.md")
     for name in ("summary.csv", "summary.md", "environment.json"):
         shutil.copyfile(results / name, out.with_name(name))
@@ -87,12 +69,12 @@ def main() -> int:
     out.write_text(
         f"# The server axis (`{a.config}`)\n\n"
         f"Command: `make run CONFIG={a.config}` in a fresh clone, "
-        f"{'finished' if a.results else 'started'} {started:%Y-%m-%d %H:%M} UTC; it took "
-        f"{seconds / 60:.1f} min ({jobs} jobs on "
+        f"{'finished' if a.results else 'started'} {run.started:%Y-%m-%d %H:%M} UTC; it took "
+        f"{run.seconds / 60:.1f} min ({jobs} jobs on "
         f"{servers} servers, every supported one validated row for row). Machine, commit and "
         f"versions: meta.json; each server's version, Java and properties as read back: "
         f"environment.json. The machine is shared (2 cores, other agents' jobs beside this "
-        f"one): its load average (1, 5, 15 min) before: {before}; after: {after}.\n\n"
+        f"one): its load average (1, 5, 15 min) before: {run.before}; after: {run.after}.\n\n"
         f"{side_by_side(df) or 'One server: nothing to set side by side.'}\n"
         f"## What a server could not run\n\n{lacks}\n"
     )

@@ -240,3 +240,15 @@ def results_with_every_part(results: Path, experiments: bool = True, older: str 
             results / "summary.csv", index=False
         )
     return results
+
+
+def open_page(browser: Any, url: str) -> Any:
+    """A 1280 × 800 page of `browser` at `url`, drawn once (`body[data-rendered]`), its
+    console errors and uncaught exceptions kept in `page.problems`."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.problems = []
+    page.on("pageerror", lambda e: page.problems.append(str(e)))
+    page.on("console", lambda m: m.type == "error" and page.problems.append(m.text))
+    page.goto(url)
+    page.wait_for_selector("body[data-rendered]")
+    return page

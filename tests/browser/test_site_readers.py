@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from ingestbench.publish.site import write_site
-from tests.helpers import REPO
+from tests.helpers import REPO, open_page
 
 DATASET = "cpu-s4000-e2500-seed42"  # configs/readers.yaml's 10M rows
 
@@ -30,19 +30,9 @@ def site(tmp_path_factory):
     return write_site(archive, None, root / "index.html"), readers
 
 
-def _open(browser, url: str):
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
-    page.problems = []
-    page.on("pageerror", lambda e: page.problems.append(str(e)))
-    page.on("console", lambda m: m.type == "error" and page.problems.append(m.text))
-    page.goto(url)
-    page.wait_for_selector("body[data-rendered]")
-    return page
-
-
 def test_a_run_with_readers_shows_its_series_and_figures(browser, site):
     path, readers = site
-    page = _open(browser, f"{path.as_uri()}#dataset={DATASET}&runs={readers['id']}")
+    page = open_page(browser, f"{path.as_uri()}#dataset={DATASET}&runs={readers['id']}")
     try:
         assert page.locator("#readers-section").is_visible()
         page.wait_for_selector("#over-time svg")
@@ -59,7 +49,7 @@ def test_a_run_with_readers_shows_its_series_and_figures(browser, site):
 
 def test_a_run_without_readers_hides_the_section(browser, site):
     path, _ = site
-    page = _open(browser, path.as_uri() + "#dataset=cpu-s4000-e250-seed42")
+    page = open_page(browser, path.as_uri() + "#dataset=cpu-s4000-e250-seed42")
     try:
         assert page.locator("#readers-section").is_hidden()
         assert not page.problems, page.problems

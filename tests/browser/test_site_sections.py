@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from ingestbench.publish.site import write_site
-from tests.helpers import REFERENCE, results_with_every_part
+from tests.helpers import REFERENCE, open_page, results_with_every_part
 
 
 @pytest.fixture(scope="module")
@@ -18,12 +18,7 @@ def page(browser, tmp_path_factory):
     results = results_with_every_part(root / "results", older="8.2.0")
     (root / "archive").mkdir()
     path = write_site(root / "archive", results, root / "index.html")
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
-    page.problems = []
-    page.on("pageerror", lambda e: page.problems.append(str(e)))
-    page.on("console", lambda m: m.type == "error" and page.problems.append(m.text))
-    page.goto(path.as_uri())
-    page.wait_for_selector("body[data-rendered]")
+    page = open_page(browser, path.as_uri())
     yield page
     page.close()
 
@@ -76,10 +71,8 @@ def test_the_stream_and_delivery_sections_show_their_parts(page):
 
 def test_a_run_without_them_shows_no_section(browser, tmp_path):
     path = write_site(tmp_path / "none", REFERENCE, tmp_path / "index.html")
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page = open_page(browser, path.as_uri())
     try:
-        page.goto(path.as_uri())
-        page.wait_for_selector("body[data-rendered]")
         assert page.locator("#answers").is_hidden()
         assert page.locator("section.experiment:not([hidden])").count() == 0
     finally:
@@ -91,10 +84,8 @@ def test_the_archived_runs_of_the_axis_each_show_their_comparison(browser, tmp_p
     from tests.helpers import REPO
 
     path = write_site(REPO / "archive", None, tmp_path / "index.html")
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page = open_page(browser, path.as_uri())
     try:
-        page.goto(path.as_uri())
-        page.wait_for_selector("body[data-rendered]")
         answers = page.locator("#answers li[data-section='servers-section']")
         assert answers.count() == 2
         text = page.locator("#servers-section").inner_text()

@@ -9,6 +9,7 @@ created, which are the only ones it drops.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,9 +119,7 @@ class QuestDB:
     def exact_rows(self, query: str) -> list[list[Any]]:
         """`rows`, each DOUBLE exact: a server before 9.0.3 prints one with at most 12 decimals
         (/exec and /exp alike), so there the rows are read over PGWire in binary."""
-        from ingestbench.server import versions
-
-        if versions.has(self.release(), "exact_double_text"):
+        if self.text_is_exact:
             return self.rows(query)
         import psycopg
 
@@ -129,6 +128,14 @@ class QuestDB:
                 return [list(row) for row in cur.execute(query).fetchall()]
         except psycopg.Error as exc:
             raise QuestDBError(f"QuestDB refused `{query[:120]}` over PGWire: {exc}.") from None
+
+    @functools.cached_property
+    def text_is_exact(self) -> bool:
+        """Whether the server prints every digit of a DOUBLE (/exec, /exp): 9.0.3 and later.
+        Asked once per handle: a server keeps its release."""
+        from ingestbench.server import versions
+
+        return versions.has(self.release(), "exact_double_text")
 
     def cpu_seconds(self) -> float | None:
         """User+system CPU of the server process so far (None for an external server)."""

@@ -13,7 +13,6 @@ from typing import Any
 import requests
 
 from ingestbench.columnar.duckdb_sql import check_name, duck, sql_str
-from ingestbench.server import versions
 from ingestbench.server.handle import QuestDB, QuestDBError
 from ingestbench.storage.files import atomic_path, temporary_path
 
@@ -94,7 +93,7 @@ def _export_piece(qdb: QuestDB, query: str, table: str, path: Path, fmt: str) ->
 
 def _export(qdb: QuestDB, query: str, t: str, fmt: str, tmp: Path, tmp_csv: Path) -> int:
     """Download the query into `tmp` (via `tmp_csv` for the CSV path); return its row count."""
-    if not versions.has(qdb.release(), "exact_double_text"):
+    if not qdb.text_is_exact:
         _pg_to_parquet(qdb, query, t, tmp)
         fmt = "pg"
     elif fmt == "parquet" and not _download(qdb, query, "parquet", tmp):

@@ -3,6 +3,7 @@ the file sent as it is over TCP and HTTP, validated row for row against a real Q
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from pathlib import Path
@@ -171,7 +172,7 @@ def test_http_reports_the_servers_sentence(questdb, dataset):
         field_type=dataset["params"].field_type,
     )
     original = questdb.sql
-    sabotaged = QuestDB(**{**questdb.__dict__})
+    sabotaged = dataclasses.replace(questdb)
 
     def sql(query, **kw):  # a tag cannot land in a DOUBLE column
         if query.startswith("CREATE TABLE"):

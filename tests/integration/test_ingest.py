@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import re
@@ -153,7 +154,7 @@ def test_rows_the_server_rejects_show_its_message(questdb, tiny_dataset, name):
             query = query.replace("hostname SYMBOL", "hostname DOUBLE")
         return original(query, **kw)
 
-    job.qdb = QuestDB(**{**questdb.__dict__})
+    job.qdb = dataclasses.replace(questdb)
     job.qdb.sql = sabotage
     with pytest.raises(UserError, match="QuestDB refused (the rows|a block) .*hostname") as err:
         run_variant(job, {"name": "tiny", "rows": 2000}, repeats=1)

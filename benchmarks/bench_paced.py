@@ -1,21 +1,22 @@
 """Paced ingestion end to end (`make run CONFIG=configs/paced.yaml`), timed: each path's latency.
 
 Runs the experiment's config in this checkout (its results folder must be empty or absent, so
-that every job runs), or with `--results DIR` takes a finished run, then writes what it found
-beside the findings' meta.json: README.md (the command, machine, commit, date, the machine's
-load before and after, each job's wall time, the summary's paced section and every step's main
-figures), paced.csv and the chart.
+that every job runs; it will not start at `--max-load` or above), or with `--results DIR` takes a
+finished run, then writes what it found beside the findings' meta.json: README.md (the command,
+machine, commit, date, the run's wall time, the machine's load before and after, each job's wall
+time, the summary's paced section and every step's main figures), paced.csv and the chart.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
+from _config_run import TimedRun, load_average, timed_run
 from findings import findings_file
 
 from ingestbench import CHECKOUT
@@ -56,7 +57,7 @@ def steps_table(results: Path) -> list[str]:
     return lines
 
 
-def write_findings(results: Path, out: Path, command: str, load: tuple[str, str]) -> None:
+def write_findings(results: Path, out: Path, command: str, run: TimedRun | None) -> None:
     env = load_json(results / "environment.json", "environment file")
     machine, workflow = env.get("machine", {}), env.get("workflow", {})
     out.mkdir(parents=True, exist_ok=True)
@@ -72,10 +73,14 @@ def write_findings(results: Path, out: Path, command: str, load: tuple[str, str]
         f"{' (dirty)' if workflow.get('git_dirty') else ''}",
         f"- Date: {env.get('timestamp_utc')} (UTC); "
         f"QuestDB {env.get('questdb', {}).get('version')}",
-        f"- Load before (`uptime`): {load[0]}",
-        f"- Load after (`uptime`): {load[1]}",
-        "- The machine was shared with other agents' work (other servers and test runs): every "
-        "figure here is a 2-core machine under that load, not a quiet one.",
+        *(
+            [f"- Wall time of the whole run: {run.seconds / 60:.1f} min, started "
+             f"{run.started:%Y-%m-%d %H:%M} UTC",
+             f"- Load average (1, 5, 15 min) before: {run.before}; after: {run.after}. The "
+             "machine is shared with other agents' work: a figure taken under load says so here."]
+            if run else ["- A finished run's folder (`--results`): its wall time and load "
+                         "were not taken by this benchmark."]
+        ),
         f"- Paced jobs: {len(jobs)}, {total / 60:.1f} min of job wall time in all "
         f"({', '.join(f'{n} {s:.0f} s' for n, s in jobs)})",
         "",
@@ -97,28 +102,28 @@ def write_findings(results: Path, out: Path, command: str, load: tuple[str, str]
 CONFIG = "configs/paced.yaml"
 
 
-def uptime() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
-
-
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--config", default=CONFIG, help=f"the config to run (default: {CONFIG})")
     p.add_argument("--results", type=Path, help="a finished run's folder: run nothing")
+    p.add_argument(
+        "--max-load", type=float, default=3.0,
+        help="refuse to start at this 1-minute load average or above (default: 3)",
+    )  # fmt: skip
     a = p.parse_args()
     command = f"make run CONFIG={a.config}"
     results = a.results or CHECKOUT / load_config(CHECKOUT / a.config)["results_dir"]
-    before = uptime()
+    run = None
     if a.results is None:
-        if results.exists() and any(results.iterdir()):
-            print(f"{results} is not empty: move it away so that every job runs, then rerun.")
-            return 2
-        code = subprocess.run(["make", "run", f"CONFIG={a.config}"], cwd=CHECKOUT, check=False)
-        if code.returncode != 0:
-            print(f"{command} failed (exit {code.returncode})")
-            return code.returncode
+        if os.getloadavg()[0] >= a.max_load:
+            print(f"the load average is {load_average()}: wait until its first figure is below "
+                  f"{a.max_load:g}, or pass --max-load.")  # fmt: skip
+            return 3
+        run = timed_run(a.config, results)
+        if isinstance(run, int):
+            return run
     out = findings_file("README.md", results / "findings" / "README.md")
-    write_findings(results, out.parent, command, (before, uptime()))
+    write_findings(results, out.parent, command, run)
     print(out.read_text())
     return 0
 

@@ -15,7 +15,7 @@ PACED = [p.name for p in paced_paths(config)]
 
 
 wildcard_constraints:
-    paced="[a-z_]+-[a-z_]+-parquet-[a-z]+-f[a-z]+",
+    paced="[a-z_]+-[a-z_]+-parquet-[a-z]+-f[a-z]+(-p[0-9]+)?",
 
 
 def paced_records():

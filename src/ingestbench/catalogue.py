@@ -32,8 +32,10 @@ ALL_PHASES = "all"
 #: A variant's name: `library-method-format-transport`, then a suffix per setting that the method
 #: has, each a letter and its value, in this order (`pandas-threads-parquet-http-w2`,
 #: `pandas-dataframe-parquet-tcp-farrival`). ingestbench.variants writes and reads a backfill
-#: variant's (w, b, c), ingestbench.paced.names a paced path's (its flush mode, f).
-NAME_SUFFIXES = {"w": "workers", "b": "batch_rows", "c": "chunk_rows", "f": "flush"}
+#: variant's (w, b, c), ingestbench.paced.names a paced path's (its flush mode, f, and its
+#: producers, p, where there are several).
+NAME_SUFFIXES = {"w": "workers", "b": "batch_rows", "c": "chunk_rows", "f": "flush",
+                 "p": "producers"}  # fmt: skip
 
 
 @dataclass(frozen=True)

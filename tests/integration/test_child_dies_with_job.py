@@ -42,3 +42,31 @@ def test_the_checks_child_dies_when_its_job_is_sigkilled():
         if not _gone(child):
             os.kill(child, signal.SIGKILL)
         job.stdout.close()
+
+
+# The paced sampler in its own process, sampling an address where nothing answers (each sample
+# fails): its pid printed, then the job waits for ever.
+SAMPLER_JOB = """
+import time
+from ingestbench.readers.sampler import VisibilitySampler
+sampler = VisibilitySampler("http://127.0.0.1:9", {}, "t", 0.05, own_process=True)
+sampler.start()
+time.sleep(1)
+print(sampler._child.pid, flush=True)
+time.sleep(3600)
+"""
+
+
+def test_the_sampling_process_dies_when_its_job_is_sigkilled():
+    job = subprocess.Popen([sys.executable, "-c", SAMPLER_JOB], stdout=subprocess.PIPE,
+                           text=True, cwd=REPO)  # fmt: skip
+    child = int(job.stdout.readline())
+    try:
+        assert psutil.Process(child).ppid() == job.pid
+        os.kill(job.pid, signal.SIGKILL)
+        job.wait(timeout=60)
+        wait_for(lambda: _gone(child), "the sampling process to die with its job", timeout_s=60)
+    finally:
+        if not _gone(child):
+            os.kill(child, signal.SIGKILL)
+        job.stdout.close()

@@ -79,3 +79,57 @@ def test_own_data_is_paced_at_a_low_rate_stamped_when_due(questdb, tmp_path):
     assert paced["rows_per_s"] == 50.0 and paced["status"] != "skipped"
     assert paced["validation"]["ok"] and paced["validation"]["rows"] > 100
     assert steps[1]["validation"]["rows"] > n  # the unpaced step cycled the file's rows
+
+
+@pytest.mark.parametrize("path", [PacedPath("pandas", "dataframe", "http", "arrival", 3),
+                                  PacedPath("polars", "dataframe", "tcp", "rows", 2)],
+                         ids=lambda p: p.name)  # fmt: skip
+def test_several_producers_share_one_table_each_seen_by_its_own_hosts(
+    questdb, tiny_dataset, tmp_path, path
+):
+    """N connections, each at 1/N of the rate with its own share of the hosts: the table holds
+    every producer's rows (compared row for row), and each arrival's latency comes from its
+    own hosts' latest timestamps, read with LATEST ON."""
+    steps = run_steps(questdb, path, cpu_spec(), tiny_dataset["parquet"], paced_settings(), 2,
+                      tmp_path)  # fmt: skip
+    paced = steps[-1]
+    assert paced["kind"] == "paced" and paced["validation"]["ok"]
+    assert paced["validation"]["rows"] >= paced["rows"]  # every producer's rows, lead-in too
+    p99 = paced["producer_p99_s"]
+    assert len(p99) == path.producers and all(0 < p <= paced["latency"]["max"] for p in p99)
+    assert paced["producer_p99_spread_s"] == pytest.approx(max(p99) - min(p99))
+    assert 0 < paced["latency"]["p50"] <= paced["latency"]["p99"]
+    hosts = questdb.rows(f"SELECT count_distinct(hostname) FROM {paced['table']}")[0][0]
+    assert hosts == 40  # the producers' shares together: every host
+    assert "producer_p99_s" not in steps[1]  # the unpaced step: one connection
+
+
+def test_the_sampler_in_a_process_of_its_own_reads_on_the_parents_clock(questdb):
+    """A producer holding the interpreter cannot delay it: its samples (with each key's latest
+    timestamp) come through a pipe, timed by the child on the one monotonic clock, and it ends
+    when stopped."""
+    import os
+    import time
+
+    from ingestbench.readers.sampler import VisibilitySampler
+
+    table = "t_sampler_process"
+    questdb.sql(f"CREATE TABLE {table} (host SYMBOL, ts TIMESTAMP) TIMESTAMP(ts) "
+                "PARTITION BY DAY WAL")  # fmt: skip
+    try:
+        sampler = VisibilitySampler(questdb.url, questdb.access.http_kwargs(), table, 0.05,
+                                    ("host", "ts"), own_process=True)  # fmt: skip
+        before = time.monotonic()
+        with sampler:
+            assert sampler.wait_for(0, 60)
+            questdb.sql(f"INSERT INTO {table} VALUES ('a', 10), ('b', 20), ('a', 30)")
+            assert sampler.wait_for(3, 60)
+        child = sampler._child
+        assert child.pid != os.getpid() and child.exitcode == 0  # stopped, not killed
+        last = sampler.samples[-1]
+        assert last.visible == 3 and last.latest == {"a": 30, "b": 20}
+        assert before < sampler.samples[0].start and last.end < time.monotonic()
+        ends = [s.end for s in sampler.samples]
+        assert ends == sorted(ends) and len(ends) >= 2
+    finally:
+        questdb.sql(f"DROP TABLE {table}")

@@ -316,6 +316,7 @@ def test_the_summary_names_each_paths_highest_sustained_rate(tmp_path):
 def test_a_latency_below_the_resolution_is_said_to_be_below_it():
     assert latency_text(0.03, 0.1) == "< 0.1 s"
     assert latency_text(0.25, 0.1) == "0.25 s"
+    assert latency_text(0.2, 0.406852) == "< 0.41 s"  # a bound, rounded up
 
 
 def test_the_paced_configs_check_clean():
@@ -333,3 +334,78 @@ def test_an_own_dataset_can_be_paced():
     config = copy.deepcopy(_config())
     config["datasets"] = [{"label": "mine", "path": "x.parquet"}]
     assert check(config) == []
+
+
+def test_several_producers_are_an_axis_named_by_the_grammar():
+    entry = {"library": "pandas", "method": "dataframe", "transport": "http",
+             "flush_modes": ["arrival"]}  # fmt: skip
+    config = _config(producers=[1, 4], paths=[entry])
+    paths = paced_paths(config)
+    assert [p.name for p in paths] == ["pandas-dataframe-parquet-http-farrival",
+                                       "pandas-dataframe-parquet-http-farrival-p4"]  # fmt: skip
+    assert parse_paced_name(paths[1].name) == paths[1] and paths[1].producers == 4
+    assert paths[1].path_name == "pandas-dataframe-parquet-http-p4"
+    for name in ("pandas-dataframe-parquet-http-farrival-p1",
+                 "pandas-dataframe-parquet-http-farrival-p04",
+                 "pandas-dataframe-parquet-http-farrival-px"):  # fmt: skip
+        with pytest.raises(PacedNameError):
+            parse_paced_name(name)
+
+
+def test_more_producers_than_hosts_or_with_the_files_timestamps_are_refused():
+    (problem,) = check(_config(producers=[1, 12]))  # scale 10: ten hosts
+    assert "paced.producers has 12" in problem and "10 values" in problem
+    (problem,) = check(_config(producers=[2], timestamps="file"))
+    assert "timestamps: due" in problem and problem.endswith(".")
+    assert check(_config(producers=[1, 10])) == []
+
+
+def test_producers_share_out_the_keys_and_each_arrival_shows_by_its_last_rows_key(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ingestbench.paced import producers
+    from ingestbench.readers.sampler import Sample
+
+    rows = pa.table({"host": [f"h{i % 5}" for i in range(20)], "v": list(range(20))})
+    parts = producers.shares(rows, "host", 2)
+    keys = [set(p.column("host").to_pylist()) for p in parts]
+    assert keys == [{"h0", "h2", "h4"}, {"h1", "h3"}]  # every other value, none shared
+    assert sum(p.num_rows for p in parts) == 20
+    assert parts[0].column("v").to_pylist() == sorted(parts[0].column("v").to_pylist())
+    with pytest.raises(producers.ProducersError, match="has 5 values"):
+        producers.shares(rows, "host", 6)
+
+    # three arrivals of two rows, due at 10, 20 and 30 µs; their last rows' keys b, a, b
+    f = tmp_path / "p.parquet"
+    stamps = pa.array([10, 10, 20, 20, 30, 30], pa.timestamp("us"))
+    pq.write_table(pa.table({"k": ["a", "b", "b", "a", "a", "b"], "ts": stamps}), f)
+    arrivals = producers.Arrivals.of_file(f, "k", "ts", 2)
+    assert arrivals.stamps_us.tolist() == [10, 20, 30] and arrivals.last_keys.tolist() == [
+        "b",
+        "a",
+        "b",
+    ]
+
+    def sample(end, latest):
+        return Sample(end - 0.01, end, 0, 0, 0, 0, latest)
+
+    samples = [sample(1.0, {}), sample(2.0, {"b": 10}), sample(3.0, {"a": 20, "b": 10}),
+               sample(4.0, {"a": 20, "b": 30})]  # fmt: skip
+    assert producers.visible_counts(samples, arrivals).tolist() == [0, 1, 2, 3]
+    # the third arrival's last row seen: the ones before it were sent first, so they are too
+    assert producers.visible_counts([sample(1.0, {"b": 30})], arrivals).tolist() == [3]
+
+
+def test_producers_arrivals_merge_back_in_the_schedules_order():
+    from ingestbench.paced.producers import merged
+    from ingestbench.paced.schedule import Released
+
+    def released(due):
+        due = np.asarray(due, dtype=float)
+        return Released(due, due + 0.1, due + 0.2, 9.0)
+
+    # producer 0 sent arrivals 0, 2, 4; producer 1 only 1 (it stopped): 0..2 are a prefix
+    whole = merged([released([0, 2, 4]), released([1])])
+    assert whole.due.tolist() == [0, 1, 2] and whole.sent == 3
+    assert whole.accepted.tolist() == pytest.approx([0.2, 1.2, 2.2])

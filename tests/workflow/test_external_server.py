@@ -48,6 +48,13 @@ def stop_server(server: subprocess.Popen) -> None:
         server.wait(120)
 
 
+EXTERNAL_VARIANTS = [
+    {"library": "pandas", "method": "dataframe", "format": "parquet", "transport": "http"},
+    {"library": "polars", "method": "dataframe", "format": "csv", "transport": "tcp"},
+    {"method": "server_csv"},
+]
+
+
 @pytest.fixture(scope="module")
 def external_run(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("external")
@@ -57,6 +64,9 @@ def external_run(tmp_path_factory):
         questdb_pid = int(re.search(r"pid (\d+)", printed).group(1))
         workdir = copy_workflow(tmp_path_factory.mktemp("workflow"))
         config = tiny_config()
+        # what external mode changes, not every method (the tiny config's run has them all):
+        # a client over HTTP and over TCP, and an import reading the server's copy_root
+        config["variants"] = EXTERNAL_VARIANTS
         config["questdb"] = block["questdb"]
         (workdir / "config.external.yaml").write_text(yaml.safe_dump(config))
         cmd = snakemake_command("config.external.yaml")
@@ -77,7 +87,8 @@ def test_the_workflow_runs_and_validates_against_it(external_run):
     workdir, result, _, _, _ = external_run
     assert result.returncode == 0, result.stderr[-4000:]
     summary = pd.read_csv(workdir / "results" / "summary.csv")
-    assert len(summary) == tiny_variants() and summary["validated"].all()
+    assert len(summary) == len(EXTERNAL_VARIANTS) and summary["validated"].all()
+    assert set(summary["method"]) == {"dataframe", "server_csv"}
     env = yaml.safe_load((workdir / "results" / "environment.json").read_text())
     assert env["questdb"]["mode"] == "external"
 

@@ -271,6 +271,11 @@ class PacedDeliveryKind(Protocol):
         """Its rows as the entry states them (None: only its data can say)."""
 
     @abstractmethod
+    def stated_keys(self, entry: dict[str, Any]) -> int | None:
+        """The distinct values of its table's first SYMBOL column as the entry states them,
+        which paced producers share out (None: only its data can say)."""
+
+    @abstractmethod
     def more_rows(self, entry: dict[str, Any], rows: int) -> str:
         """How the entry gets at least `rows` rows, as a fix ("raise its epochs to at least
         40")."""

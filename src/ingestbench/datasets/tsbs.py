@@ -184,6 +184,9 @@ class TsbsKind(DatasetKind):
 
         return DatasetParams.from_config(entry).rows
 
+    def stated_keys(self, entry: dict[str, Any]) -> int | None:
+        return int(entry["scale"])  # its hosts: each row's first tag
+
     def more_rows(self, entry: dict[str, Any], rows: int) -> str:
         per_epoch = int(entry["scale"]) * USE_CASES[self.name].points_per_host
         return f"raise its epochs to at least {math.ceil(rows / per_epoch)}"

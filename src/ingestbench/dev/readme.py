@@ -188,15 +188,49 @@ def servers_block(runs: tuple[Path, ...] = SERVER_RUNS) -> str:
     for run in runs:
         if not (run / "summary.csv").is_file():
             continue
-        env = json.loads((run / "environment.json").read_text())
         data = comparison(read_summary(run / "summary.csv", unsupported=True))
         if data is None:
             continue
-        m = env["machine"]
-        shown = run.relative_to(CHECKOUT).as_posix() if run.is_relative_to(CHECKOUT) else run
-        where = f"`{shown}/summary.md`, {m['cores_logical']} cores, {env['timestamp_utc'][:10]}"
-        lines += ["", f"- {data['datasets'][0]['verdict']} ({where})"]
+        lines += ["", f"- {data['datasets'][0]['verdict']} ({_where(run, 'summary.md')})"]
     return "\n".join([*lines, SERVERS_END])
+
+
+#: The committed reference runs of the stream experiments, and the README's block that quotes
+#: them: paced ingestion's recommendation, delivery's.
+PACED_RUN, DELIVERY_RUN = CHECKOUT / "reference" / "paced", CHECKOUT / "reference" / "delivery"
+STREAM_BEGIN, STREAM_END = "<!-- stream:begin -->", "<!-- stream:end -->"
+
+
+def stream_block(paced: Path = PACED_RUN, delivery: Path = DELIVERY_RUN) -> str:
+    """The answers a streaming user came for, each the sentence the run's own summary gives
+    (paced.summary.recommendation, delivery.matrix.recommendation), with where it ran."""
+    from ingestbench.delivery.matrix import recommendation as delivery_advice
+    from ingestbench.delivery.summary import read_rows
+    from ingestbench.paced.summary import highest_sustained
+    from ingestbench.paced.summary import recommendation as paced_advice
+    from ingestbench.paced.table import read_paced_table
+
+    lines = [STREAM_BEGIN, "<!-- written by `make readme` from reference/paced and "
+             "reference/delivery; do not edit -->"]  # fmt: skip
+    if (paced / "paced.csv").is_file():
+        best = highest_sustained(read_paced_table(paced / "paced.csv"))
+        for (_server, dataset), group in best.groupby(["server", "dataset"], sort=False):
+            lines += ["", f"- **Streaming** ({dataset}, p99 under "
+                      f"{group['paced_latency_bound_s'].iloc[0]:g} s from due to readable): "
+                      f"{paced_advice(group)} ({_where(paced, 'summary.md')})"]  # fmt: skip
+    for csv in sorted(delivery.glob("delivery/*/delivery.csv")):
+        where = _where(delivery, "summary.md")
+        lines += ["", f"- **Delivery under faults** (QuestDB {csv.parent.name}): "
+                  f"{delivery_advice(read_rows(csv))} ({where})"]  # fmt: skip
+    return "\n".join([*lines, STREAM_END])
+
+
+def _where(run: Path, name: str) -> str:
+    """`reference/x/summary.md`, N cores, the day: where a quoted sentence comes from."""
+    env = json.loads((run / "environment.json").read_text())
+    shown = run.relative_to(CHECKOUT).as_posix() if run.is_relative_to(CHECKOUT) else run
+    return (f"`{shown}/{name}`, {env['machine']['cores_logical']} cores, "
+            f"{env['timestamp_utc'][:10]}")  # fmt: skip
 
 
 # ------------------------------------------------------------------ docs/configuration.md
@@ -364,10 +398,15 @@ def main(argv: list[str] | None = None) -> int:
     stale = _stale({FULL_CONFIG: full_config(FULL_CONFIG.read_text())}, args.check)
     wanted = {
         README: with_block(
-            with_block(README.read_text(), results_block(args.results)),
-            servers_block(),
-            SERVERS_BEGIN,
-            SERVERS_END,
+            with_block(
+                with_block(README.read_text(), results_block(args.results)),
+                servers_block(),
+                SERVERS_BEGIN,
+                SERVERS_END,
+            ),
+            stream_block(),
+            STREAM_BEGIN,
+            STREAM_END,
         ),
         CONFIGURATION: configuration_doc(),
         METHODS_DOC: methods_doc(METHODS_DOC.read_text()),

@@ -7,7 +7,8 @@ stream, named by its catalogue record); the readers' visibility sampler
 arrival's latency counts from when it was due to when a query could read it, into HdrHistograms
 (latency). A job runs one path
 and flush mode through a warm-up step, an unpaced step (the path's maximum) and one step per
-rate, each into a fresh table validated row for row (job). Its record goes to paced.csv and the
+rate, each into a fresh table validated row for row (job). Several producers (producers) share
+a step's rate and the table's key values, each on a connection of its own. Its record goes to paced.csv and the
 summary (table, summary: its rows and section, which results.summary writes); `chart` draws the
 registry's chart `paced` from paced.csv; `settings` has its section's checks, its jobs' settings
 and what `ingestbench variants` lists of it (its entry: ingestbench.workflow.experiments).

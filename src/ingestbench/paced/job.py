@@ -27,9 +27,10 @@ import pyarrow as pa
 
 from ingestbench.config import QuestDBSettings
 from ingestbench.errors import UserError
-from ingestbench.paced.latency import Window, step_figures, visible_at
+from ingestbench.paced.latency import Window, percentiles, step_figures, visible_at
 from ingestbench.paced.names import PACED_FORMAT, PacedPath
 from ingestbench.paced.paths import arrivals_of, open_path
+from ingestbench.paced.producers import Arrivals, first_visible, merged, release_all, shares
 from ingestbench.paced.rows import reading, source_rows, stamped_rows
 from ingestbench.paced.schedule import plan, release
 from ingestbench.paced.settings import P999_ARRIVALS, PacedSettings
@@ -39,7 +40,7 @@ from ingestbench.storage.files import load_json, write_json_atomic
 from ingestbench.tables.spec import TableSpec
 
 log = logging.getLogger(__name__)
-RECORD_VERSION = 2
+RECORD_VERSION = 3  # 3: producers, each one's p99
 #: The unpaced step's rows at most (cut before it starts, held in memory): a path faster than
 #: this over lead-in and window ends its window early, and its record says how long it was.
 MAX_UNPACED_ROWS = 3_000_000
@@ -207,26 +208,28 @@ def run_repeat(
     qdb: QuestDB,
     path: PacedPath,
     spec: TableSpec,
-    source: Path | pa.Table,  # the dataset's Parquet, or its rows read once
+    source: pa.Table,  # the dataset's rows, read once
     paced: PacedSettings,
     protocol: int,
     rates: list[float],
     repeat: int,
     work_dir: Path,
 ) -> list[dict[str, Any]]:
-    """Every rate's step back to back on one connection and one fresh table (each lead-in
-    after the previous step's tail), its rows cut and stamped before it starts. A step whose
-    producer runs later than twice the bound, or whose backlog exceeds twice the bound's rows,
-    has failed beyond doubt: the repeat stops there."""
-    k, bound = paced.arrival_rows, paced.latency_bound_s
+    """Every rate's step back to back on one table (each lead-in after the previous step's
+    tail), on one connection per producer, its rows cut and stamped before it starts. A step
+    whose producer runs later than twice the bound, or whose backlog exceeds twice the bound's
+    rows, has failed beyond doubt: the repeat stops there."""
+    k, bound, n = paced.arrival_rows, paced.latency_bound_s, path.producers
     planned = plan(rates, k, paced.lead_in_s, paced.step_s,
                    lambda rate: paced.tail_s(rate, path.flush))  # fmt: skip
-    count = len(planned.offsets)
-    rows = stamped_rows(source, spec, planned.offsets, k, paced.cycled,
-                        work_dir / f"repeat{repeat}.parquet")  # fmt: skip
-    spec = reading(spec, rows)
-    arrivals = arrivals_of(read_rows(rows, path, spec), path, k, count)
-    table = fresh_table(qdb, spec, f"r{repeat}")
+    key = producer_key(spec) if n > 1 else None
+    sources = [source] if key is None else shares(source, key, n)
+    files = [stamped_rows(rows, spec, planned.offsets[p::n], k, paced.cycled,
+                          work_dir / f"repeat{repeat}{f'-p{p}' if n > 1 else ''}.parquet")
+             for p, rows in enumerate(sources)]  # fmt: skip
+    arrivals = [arrivals_of(read_rows(f, path, reading(spec, f)), path, k,
+                            len(planned.offsets[p::n])) for p, f in enumerate(files)]  # fmt: skip
+    table = fresh_table(qdb, reading(spec, files[0]), f"r{repeat}")
     pairs = zip(planned.segments[1:], planned.segments[:-1], strict=True)
     starts = {seg.first: before for seg, before in pairs}
 
@@ -237,11 +240,31 @@ def run_repeat(
         seen = sampler.samples[-1].visible if sampler.samples else 0
         return late_s <= 2 * bound and i * k - seen <= 2 * bound * before.rows_per_s + k
 
-    with sampler_on(qdb, table, paced) as sampler:
-        with open_path(qdb, path, table, paced, protocol, columns_of(spec)) as sender:
-            released = release(arrivals, sender.send, sender.finish, planned.offsets, go_on=go_on)
-        visible = seen_all(sampler, released.sent * k, paced, path, f"repeat {repeat}")
-    validation = validate_step(qdb, table, rows, released.sent * k, work_dir)
+    with sampler_on(qdb, table, paced, key) as sampler:
+        with contextlib.ExitStack() as senders:
+            columns = columns_of(spec)
+            streams = [senders.enter_context(open_path(qdb, path, table, paced, protocol, columns))
+                       for _ in files]  # fmt: skip
+            if n == 1:
+                released = release(arrivals[0], streams[0].send, streams[0].finish,
+                                   planned.offsets, go_on=go_on)  # fmt: skip
+                each = [released]
+            else:
+                each = release_all(arrivals, streams, planned.offsets, go_on)
+                released = merged(each)
+        sent_rows = sum(r.sent for r in each) * k
+        wait_visible(sampler, sent_rows, paced, path, f"repeat {repeat}")
+    if n == 1:
+        visible = visible_at(sampler.samples, np.arange(1, released.sent + 1) * k)
+        sent = files[0]
+    else:
+        assert key is not None  # several producers share out a key
+        shown = [Arrivals.of_file(f, key, spec.timestamp, k) for f in files]
+        visible = first_visible(sampler.samples, shown, released.sent)
+        sent = sent_rows_file(
+            files, [r.sent * k for r in each], work_dir / f"repeat{repeat}-sent.parquet"
+        )
+    validation = validate_step(qdb, reading(table, sent), sent, sent_rows, work_dir)
     out = []
     for seg in planned.segments:
         step = {"name": f"{seg.rows_per_s:.0f}", "kind": "paced", "repeat": repeat,
@@ -259,7 +282,37 @@ def run_repeat(
         log.info("%s repeat %d at %.0f rows/s: visible %.0f, p99 %.3f s, %s", path.name,
                  repeat, seg.rows_per_s, figures.visible_rows_per_s, figures.latency["p99"],
                  figures.status)  # fmt: skip
-        out.append(step | figures.to_dict() | {"validation": validation})
+        fairness = producers_p99(window, due, visible, n)
+        out.append(step | figures.to_dict() | fairness | {"validation": validation})
+    return out
+
+
+def producer_key(spec: TableSpec) -> str:
+    """The column whose values the producers share out: the table's first SYMBOL column."""
+    if not spec.tags:
+        raise PacedError(
+            f"table {spec.table} has no SYMBOL column, and several producers each send the rows "
+            f"of values of their own of one; give it one or set paced.producers: [1]."
+        )
+    return spec.tags[0]
+
+
+def producers_p99(window: Window, due: np.ndarray, visible: np.ndarray, n: int) -> dict[str, Any]:
+    """Each producer's p99 latency over the window, and their spread (None: one producer)."""
+    if n == 1:
+        return {"producer_p99_s": None, "producer_p99_spread_s": None}
+    index = np.arange(window.first, window.end)
+    p99 = [percentiles(visible[mine] - due[mine], False)["p99"]
+           for mine in (index[index % n == p] for p in range(n))]  # fmt: skip
+    return {"producer_p99_s": p99, "producer_p99_spread_s": max(p99) - min(p99)}
+
+
+def sent_rows_file(files: list[Path], rows: list[int], out: Path) -> Path:
+    """The rows every producer sent (the first `rows[p]` of its file), in one file to validate."""
+    import pyarrow.parquet as pq
+
+    sent = [pq.read_table(f).slice(0, r) for f, r in zip(files, rows, strict=True)]
+    pq.write_table(pa.concat_tables(sent), out)
     return out
 
 
@@ -272,10 +325,16 @@ def fresh_table(qdb: QuestDB, spec: TableSpec, name: str) -> TableSpec:
 
 
 @contextlib.contextmanager
-def sampler_on(qdb: QuestDB, table: TableSpec, paced: PacedSettings) -> Iterator[VisibilitySampler]:
-    """The visibility sampler on `table`, its baseline taken before any row is sent."""
+def sampler_on(
+    qdb: QuestDB, table: TableSpec, paced: PacedSettings, key: str | None = None
+) -> Iterator[VisibilitySampler]:
+    """The visibility sampler on `table` (with each `key` value's latest timestamp, for several
+    producers), its baseline taken before any row is sent."""
+    # in a process of its own: the producers' threads hold the interpreter most of a step
     sampler = VisibilitySampler(qdb.url, qdb.access.http_kwargs(), table.table,
-                                paced.sample_interval_s)  # fmt: skip
+                                paced.sample_interval_s,
+                                None if key is None else (key, table.timestamp),
+                                own_process=True)  # fmt: skip
     with sampler:
         sampler.wait_for(0, paced.visible_timeout_s)
         yield sampler
@@ -284,6 +343,14 @@ def sampler_on(qdb: QuestDB, table: TableSpec, paced: PacedSettings) -> Iterator
 def seen_all(sampler: VisibilitySampler, rows: int, paced: PacedSettings, path: PacedPath,
              what: str) -> np.ndarray:  # fmt: skip
     """Wait until every row sent is visible; when each arrival's last row first was."""
+    wait_visible(sampler, rows, paced, path, what)
+    return visible_at(sampler.samples, np.arange(1, rows // paced.arrival_rows + 1)
+                      * paced.arrival_rows)  # fmt: skip
+
+
+def wait_visible(sampler: VisibilitySampler, rows: int, paced: PacedSettings, path: PacedPath,
+                 what: str) -> None:  # fmt: skip
+    """Wait until every row sent is visible (the job fails after visible_timeout_s)."""
     if not sampler.wait_for(rows, paced.visible_timeout_s):
         seen = sampler.samples[-1].visible if sampler.samples else 0
         raise PacedError(
@@ -291,8 +358,6 @@ def seen_all(sampler: VisibilitySampler, rows: int, paced: PacedSettings, path: 
             f"{paced.visible_timeout_s:g} s after its last arrival; see the server log, or "
             f"raise paced.visible_timeout_s."
         )
-    return visible_at(sampler.samples, np.arange(1, rows // paced.arrival_rows + 1)
-                      * paced.arrival_rows)  # fmt: skip
 
 
 def columns_of(spec: TableSpec) -> list[str]:

@@ -37,12 +37,19 @@ RISE_SLOPE, RISE_RESOLUTIONS = 0.01, 2.0
 def visible_at(samples: Sequence[Sample], cumulative_rows: np.ndarray) -> np.ndarray:
     """When each count of rows was first seen visible: the end of the first sample that saw it
     (NaN: never in the step's samples)."""
-    seen = np.maximum.accumulate(np.asarray([s.visible for s in samples], dtype=np.int64))
-    at = np.asarray([s.end for s in samples])
-    index = np.searchsorted(seen, cumulative_rows, side="left")
-    out = np.full(len(cumulative_rows), np.nan)
+    return first_seen(np.asarray([s.end for s in samples]),
+                      np.asarray([s.visible for s in samples], dtype=np.int64),
+                      cumulative_rows)  # fmt: skip
+
+
+def first_seen(ends: np.ndarray, counts: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """When each of the `wanted` counts was first reached: the end of the first sample whose
+    count (or an earlier one's) was at least it (NaN: never)."""
+    seen = np.maximum.accumulate(counts) if len(counts) else counts
+    index = np.searchsorted(seen, wanted, side="left")
+    out = np.full(len(wanted), np.nan)
     ok = index < len(seen)
-    out[ok] = at[index[ok]]
+    out[ok] = ends[index[ok]]
     return out
 
 
@@ -148,7 +155,8 @@ def step_figures(
     gap = float(np.diff(around).max()) if len(around) > 1 else float("inf")
     seen = np.asarray([s.visible for s in samples], dtype=float)[inside]
     starts = np.asarray([s.start for s in samples])[inside]
-    sent_by = np.searchsorted(accepted, starts, side="right") * k
+    # (several producers' acceptances interleave: sorted, they count the rows sent by a time)
+    sent_by = np.searchsorted(np.sort(accepted), starts, side="right") * k
     backlog = slope(starts, sent_by - seen)
     visible_rate = slope(ends[inside], seen)
     in_window = (accepted >= window.t0) & (accepted <= window.t1)

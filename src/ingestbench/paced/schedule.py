@@ -83,13 +83,15 @@ def release(
     until_s: float | None = None,
     go_on: Callable[[int, float], bool] | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    start: float | None = None,
 ) -> Released:
     """Send the arrivals at their due offsets (None: back to back, for `until_s` seconds at
-    most), then `finish()`. `go_on(i, late_s)` is asked before each arrival, with how late it
-    is against its schedule: False stops the repeat there."""
+    most) from `start` (time.monotonic(); now unless several producers share one), then
+    `finish()`. `go_on(i, late_s)` is asked before each arrival, with how late it is against its
+    schedule: False stops the repeat there."""
     n = len(arrivals)
     due, started, accepted = np.empty(n), np.empty(n), np.empty(n)
-    start = time.monotonic()
+    start = time.monotonic() if start is None else start
     sent = 0
     for i, arrival in enumerate(arrivals):
         if offsets is not None:

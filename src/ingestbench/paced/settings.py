@@ -69,7 +69,9 @@ def paced_paths(config: Mapping[str, Any]) -> list[PacedPath]:
     section = config.get("paced")
     if not section:
         return []
-    return [p for entry in section["paths"] for p in expand(entry) if path_problem(p) is None]
+    producers = tuple(section.get("producers", (1,)))
+    return [p for entry in section["paths"] for p in expand(entry, producers)
+            if path_problem(p) is None]  # fmt: skip
 
 
 def check(config: Mapping[str, Any]) -> list[str]:
@@ -100,6 +102,12 @@ def check(config: Mapping[str, Any]) -> list[str]:
             "paced has no rate (rates_of_max and rates_rows_per_s are both empty); give at "
             "least one, such as rates_of_max: [0.5, 1.0]."
         )
+    if max(section["producers"]) > 1 and section["timestamps"] == "file":
+        problems.append(
+            "paced.producers is above 1 and paced.timestamps is file; several producers need "
+            "timestamps: due (a sample tells each producer's arrivals apart by their due time), "
+            "so set that or keep producers: [1]."
+        )
     problems += timing_problems(section)
     for d in config.get("datasets", []):
         kind: PacedDeliveryKind = of_entry(d)
@@ -108,7 +116,16 @@ def check(config: Mapping[str, Any]) -> list[str]:
                 f"paced sends one table in time order, and dataset {d['label']!r} is {why}; "
                 f"give the paced config a dataset of its own."
             )
-        elif section["timestamps"] == "file" and (need := file_rows_needed(section)):
+            continue
+        keys, most = kind.stated_keys(d), max(section["producers"])
+        if keys is not None and keys < most:
+            problems.append(
+                f"paced.producers has {most}, and dataset {d['label']!r} has {keys} values of "
+                f"its first SYMBOL column to share out among them (each producer sends rows of "
+                f"its own); give it at least {most} (a TSBS dataset's scale is its hosts) or lower "
+                f"paced.producers."
+            )
+        if section["timestamps"] == "file" and (need := file_rows_needed(section)):
             rows = kind.stated_rows(d)
             if rows is not None and rows < need:
                 problems.append(
@@ -159,7 +176,8 @@ def rule_settings(config: Mapping[str, Any], variant: str | None) -> dict[str, A
     from ingestbench.workflow.result_keys import benchmark_config
 
     return {
-        "paced": {k: v for k, v in config["paced"].items() if k != "paths"},
+        # paths and producers are the variant's name: another entry reruns no job
+        "paced": {k: v for k, v in config["paced"].items() if k not in ("paths", "producers")},
         "variant": variant,
         "ilp_protocol_version": config["ilp_protocol_version"],
         "table": config["table"],
@@ -173,4 +191,4 @@ def listing(config: Mapping[str, Any]) -> list[str]:
 
     names = [p.name for p in paced_paths(config)]
     jobs = [f"{ds}/{name}" for ds in dataset_entries(dict(config)) for name in names]
-    return [f"{len(jobs)} jobs, one per dataset, path and flush mode:", *jobs]
+    return [f"{len(jobs)} jobs, one per dataset, path, flush mode and count of producers:", *jobs]

@@ -55,6 +55,10 @@ def highest_sustained(df: pd.DataFrame) -> pd.DataFrame:
             "paced_visible_rows_per_s": steps["visible_rows_per_s"].median()
             if len(steps) else math.nan,
             "paced_latency_bound_s": first["latency_bound_s"],
+            "paced_producers": int(first["producers"]) if pd.notna(first["producers"]) else 1,
+            # the producers' p99 furthest apart in any of its sustained steps (one: NaN)
+            "paced_producer_p99_spread_s": steps["producer_p99_spread_s"].max()
+            if len(steps) and "producer_p99_spread_s" in steps else math.nan,
             "paced_resolution_s": steps["resolution_s"].max() if len(steps)
             else group["resolution_s"].max(),
             "validated": bool(group["validated"].dropna().all()),
@@ -68,7 +72,8 @@ def latency_text(seconds: float, resolution_s: float) -> str:
     if seconds is None or (isinstance(seconds, float) and math.isnan(seconds)):
         return "–"
     if seconds < resolution_s:
-        return f"< {resolution_s:g} s"
+        # a bound: rounded up to the hundredth, so that it stays one
+        return f"< {math.ceil(round(resolution_s * 100, 6)) / 100:g} s"
     return f"{seconds:.2f} s"
 
 
@@ -108,19 +113,24 @@ def markdown(df: pd.DataFrame) -> str:
     for (server, dataset), group in best.groupby(["server", "dataset"], sort=False):
         bound = group["paced_latency_bound_s"].iloc[0]
         where = dataset + (f" on QuestDB {server}" if several else "")
+        many = bool((group["paced_producers"] > 1).any())
         lines += [f"### {where}", "",
                   f"| path | flush | unpaced rows/s (visible) | highest sustained rows/s "
-                  f"(p99 ≤ {bound:g} s) | worst p99 there (spread) | repeats | validated |",
-                  "|---|---|---:|---:|---:|---:|---|"]  # fmt: skip
+                  f"(p99 ≤ {bound:g} s) | worst p99 there (spread) | repeats | validated |"
+                  + (" producers | producers' p99 apart |" if many else ""),
+                  "|---|---|---:|---:|---:|---:|---|" + ("---:|---:|" if many else "")]  # fmt: skip
         for _, r in group.iterrows():
             rate = r["paced_sustained_rows_per_s"]
+            apart = r["paced_producer_p99_spread_s"]
             lines.append(
                 f"| {r['path']} | {r['flush']} | {r['paced_unpaced_rows_per_s']:,.0f} | "
                 f"{'none of its rates' if math.isnan(rate) else f'{rate:,.0f}'} | "
                 f"{latency_text(r['paced_p99_s'], r['paced_resolution_s'])}"
                 f"{spread_text(r['paced_p99_spread_s'])} | {r['paced_repeats']} | "
                 f"{'yes' if r['validated'] else 'NO'} |"
-            )
+                + (f" {r['paced_producers']} | "
+                   f"{'–' if math.isnan(apart) else f'{apart:.2f} s'} |" if many else "")
+            )  # fmt: skip
         lines += ["", f"**Recommendation ({where}):** {recommendation(group)}", ""]
     unpaced = [f"{m.name} ({m.unpaced_reason})" for m in CATALOGUE if m.unpaced_reason]
     lines += [f"Not paced (unsupported): {'; '.join(unpaced)}.", ""]

@@ -11,8 +11,9 @@ import pandas as pd
 
 from ingestbench.storage.files import load_json, write_text_atomic
 
-#: paced.csv's version: 2 measures steps by time in steady state, per repeat.
-TABLE_VERSION = 2
+#: paced.csv's version: 2 measures steps by time in steady state, per repeat; 3 adds the
+#: spread of the producers' p99 (several producers into one table).
+TABLE_VERSION = 3
 PERCENTILE_KEYS = ("p50", "p90", "p99", "p999", "max")
 COLUMNS = (
     "table_version", "dataset", "variant", "path", "library", "method", "transport", "flush",
@@ -21,7 +22,8 @@ COLUMNS = (
     "latency_slope", "measured_s", "arrivals", "arrival_rows", "rows",
     *(f"latency_{k}_s" for k in PERCENTILE_KEYS), *(f"service_{k}_s" for k in PERCENTILE_KEYS),
     "p999_note", "keeps_up", "rising", "measured", "passed", "latency_bound_s", "within_bound",
-    "resolution_s", "failed_samples", "sample_interval_s", "validated", "skipped",
+    "resolution_s", "failed_samples", "sample_interval_s", "producer_p99_spread_s", "validated",
+    "skipped",
     "server",  # the server it ran on (server.versions' label): its record's folder
 )  # fmt: skip
 
@@ -29,7 +31,7 @@ COLUMNS = (
 STEP_KEYS = ("released_rows_per_s", "sent_rows_per_s", "visible_rows_per_s",
              "backlog_rows_per_s", "latency_slope", "measured_s", "arrivals", "rows",
              "p999_note", "keeps_up", "rising", "measured", "passed", "within_bound",
-             "resolution_s", "failed_samples")  # fmt: skip
+             "resolution_s", "failed_samples", "producer_p99_spread_s")  # fmt: skip
 BOOLEAN_COLUMNS = ("keeps_up", "rising", "measured", "passed", "within_bound", "validated")
 
 

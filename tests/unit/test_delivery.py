@@ -25,6 +25,7 @@ from ingestbench.delivery.matrix import (
     LOST_UNKNOWN,
     NOT_MEASURED,
     REPORTED,
+    cells,
     matrix,
     recommendation,
     verdict,
@@ -231,6 +232,24 @@ def test_the_recommendation_skips_unreported_losses_and_cells_not_measured():
     unmeasured = recommendation([*rows("fast-tcp", 900, 5, overlapped=False),
                                  *rows("slow-http", 100, 0, dup=7)])  # fmt: skip
     assert "`fast-tcp`" in unmeasured
+    assert unmeasured.endswith("It was not measured under cut_response (too few fault points "
+                               "overlapped a request).")  # fmt: skip
+
+
+def test_an_exact_cell_needs_the_distinct_positions_its_run_wanted():
+    """One case shows a loss; too few positions cannot show that none happens."""
+    common = {"path": "p", "source_rows": 10, "altered": 0, "errors_seen": 0, "duplicated": 0,
+              "overlapped": True, "points_wanted": 3}  # fmt: skip
+    two = [{**common, "fault": "kill", "fault_at_s": at} for at in (0.5, 0.501, 0.9)]
+    cell = cells(two)["p"]["kill"]
+    assert cell["text"] == "not measured (2 of 3 points overlapped a request, 3 wanted)"
+    assert cell["class"] == "not measured"
+    three = [*two, {**common, "fault": "kill", "fault_at_s": 1.2}]
+    assert cells(three)["p"]["kill"]["text"] == "exact (3 of 4 points overlapped a request)"
+    lost = [{**common, "fault": "kill", "fault_at_s": 0.5, "lost_unknown": 4}]
+    assert cells(lost)["p"]["kill"]["text"] == (
+        "lost 4 unknown (silent) (1 of 1 points overlapped a request, 3 wanted)"
+    )
 
 
 def _own_config(tmp_path: Path, **entry) -> dict:

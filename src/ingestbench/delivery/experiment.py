@@ -41,8 +41,8 @@ from ingestbench.tsbs.columns import cpu_spec
 log = logging.getLogger(__name__)
 TABLE = "delivery"
 #: delivery.csv's record version: 2 has the fault's own clock, `overlapped` and the losses by
-#: what the client was told.
-RECORD_VERSION = 2
+#: what the client was told; 3 the distinct positions a cell needs (`points_wanted`).
+RECORD_VERSION = 3
 
 #: delivery.csv's columns, one row per case.
 COLUMNS = (
@@ -50,8 +50,10 @@ COLUMNS = (
     "fault_at_s", "overlapped", "source_rows", "table_rows", "lost", "lost_acknowledged",
     "lost_unknown", "lost_reported", "duplicated", "altered", "errors_seen", "first_error",
     "reported", "claimed_success", "recovery_s", "load_s", "visible_s", "not_applicable",
-    "unsupported", "case_error",
+    "unsupported", "case_error", "points_wanted",
 )  # fmt: skip
+#: Fault times within this many seconds of each other are one position of a fault.
+POSITION_S = 0.01
 
 
 def _through(server: RestartableServer, relay: Relay | None, path: DeliveryPath):
@@ -235,13 +237,15 @@ class PathCases:
             if fault in CONTROLS or self.path.not_applicable(fault):
                 rows.append(self.case(fault, 0.0, 0))
                 continue
-            hits = 0
+            positions: set[float] = set()  # distinct times of points that overlapped a request
             for point, fault_s in enumerate(s.fault_times(self.path.name, fault, window)):
-                if hits >= s.points:
+                if len(positions) >= s.points:
                     break
                 rows.append(row := self.case(fault, fault_s, point))
-                hits += row.get("overlapped") is True
-        return rows
+                if row.get("overlapped") is True and row.get("fault_at_s") is not None:
+                    positions.add(round(row["fault_at_s"] / POSITION_S))
+        # an exact cell needs this many distinct positions (delivery.matrix)
+        return [r | {"points_wanted": s.points} for r in rows]
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:

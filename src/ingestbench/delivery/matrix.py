@@ -6,7 +6,9 @@ before an answer, or ILP/TCP, which answers nothing) < `lost n reported` (the er
 caller) < `duplicates n` < `exact`. A lost verdict says `(silent)` where no error reached the
 caller at all. A case that failed outright is `no result`, below them all, so it cannot hide; a
 case whose fault overlapped no request is `not measured`, never `exact`, and counts only where a
-cell has nothing else.
+cell has nothing else. A cell is `exact` only from as many distinct fault positions that
+overlapped a request as its run wanted (`points_wanted`, the config's `delivery.points`): one
+case shows a loss or a duplicate, but too few positions cannot show that none happens.
 """
 
 from __future__ import annotations
@@ -107,16 +109,25 @@ def cells(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
                 continue
             verdicts = [v for _, v in judged]
             worst_one = worst(verdicts)
+            reached = positions(judged)
+            wanted = max([_int(c.get("points_wanted")) for c in cases] + [1])
+            if fault not in CONTROLS and worst_one.rank == EXACT and reached < wanted:
+                worst_one = Verdict(NOT_MEASURED)  # too few positions to say nothing happens
             text = worst_one.text
-            missed = sum(1 for v in verdicts if v.rank == NOT_MEASURED)
-            if missed and fault not in CONTROLS:
-                text += (
-                    f" ({len(verdicts) - missed} of {len(verdicts)} points overlapped a request)"
-                )
+            if fault not in CONTROLS and (reached < len(verdicts) or reached < wanted):
+                short = f", {wanted} wanted" if reached < wanted else ""
+                text += f" ({reached} of {len(verdicts)} points overlapped a request{short})"
             seen = [{"at_s": None if _blank(c.get("fault_at_s")) else float(c["fault_at_s"]),
                      "verdict": v.text} for c, v in judged]  # fmt: skip
             out[path][fault] = {"text": text, "class": CLASS[worst_one.rank], "cases": seen}
     return out
+
+
+def positions(judged: list[tuple[dict[str, Any], Verdict]]) -> int:
+    """The distinct fault times (to the hundredth of a second) of the cases that overlapped a
+    request (a case without its time counts as one of its own)."""
+    return len({("case", i) if _blank(c.get("fault_at_s")) else round(float(c["fault_at_s"]), 2)
+                for i, (c, v) in enumerate(judged) if v.rank != NOT_MEASURED})  # fmt: skip
 
 
 def matrix(rows: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
@@ -160,6 +171,9 @@ def recommendation(rows: list[dict[str, Any]]) -> str:
         return ("No path delivered without losing acknowledged or unknown rows (or a case "
                 "without a result) under every fault measured.")  # fmt: skip
     best = max(safe, key=speed.__getitem__)
+    unmeasured = [f for f, cell in cells(rows)[best].items() if cell["class"] == "not measured"]
+    caveat = (f" It was not measured under {', '.join(unmeasured)} (too few fault points "
+              f"overlapped a request)." if unmeasured else "")  # fmt: skip
     needs = [f"its resend rule ({_rule(best)})"]
     if best.endswith("-dedup"):
         needs.append("a table with DEDUP UPSERT KEYS on the timestamp and the tags")
@@ -171,9 +185,10 @@ def recommendation(rows: list[dict[str, Any]]) -> str:
             return (
                 f"{LEAD} `{best}` ({speed[best]:,.0f} rows/s fault-free); it needs {needs[0]}, "
                 f"and it duplicated rows under "
-                f"{faults}, which DEDUP cannot undo here ({why})."
+                f"{faults}, which DEDUP cannot undo here ({why}).{caveat}"
             )
         needs.append(f"DEDUP UPSERT KEYS for exactly-once (it duplicated rows under {faults})")
     return (
-        f"{LEAD} `{best}` ({speed[best]:,.0f} rows/s fault-free); it needs {' and '.join(needs)}."
+        f"{LEAD} `{best}` ({speed[best]:,.0f} rows/s fault-free); it needs "
+        f"{' and '.join(needs)}.{caveat}"
     )

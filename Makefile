@@ -33,7 +33,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 TEST_WORKERS ?= 2
 PARALLEL = $(if $(filter 1,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder)
 
-.PHONY: help install run smoke paced delivery versions settings run-scale run-dtypes test test-quick test-benchmarks test-faults test-cluster lint format charts
+.PHONY: help install run smoke paced delivery versions settings run-scale run-dtypes test test-quick test-benchmarks test-access test-faults test-cluster lint format charts
 .PHONY: reference reference-report report rulegraph readme lock compare clean archive site history site-screenshot bench-run-scale bench-cluster
 
 ## This list: every target and what it does, then the benchmarks (make bench-NAME).
@@ -108,6 +108,11 @@ test-quick: install
 ## prints its table and keeps its findings.
 test-benchmarks: install
 	$(BIN)/python -m pytest $(PARALLEL) -m benchmarks tests/benchmarks
+
+## Whole workflow runs against a user's own server: an external one (`ingestbench server`) and a
+## secured one (TLS through stunnel, HTTP and ILP credentials from the environment only).
+test-access: install
+	$(BIN)/python -m pytest $(PARALLEL) -m access tests/access
 
 ## Faults injected against real servers and workflows (killed servers and workers, Ctrl-C, a
 ## corrupted jar, damaged data, a full disk, two clones at once; a server that stops, fills its

@@ -1,6 +1,6 @@
 """Shared fixtures (a real QuestDB server from the Maven Central jar, a tiny TSBS dataset), and the
 tier markers: a test's tier is the folder it lives in (unit, integration, workflow, browser,
-benchmarks, faults, cluster), so `pytest -m unit` or `make test-quick` pick tiers without a mark
+benchmarks, access, faults, cluster), so `pytest -m unit` or `make test-quick` pick tiers without a mark
 on any test."""
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from ingestbench.server.jar import fetch_jar
 from ingestbench.server.process import embedded_server
 from tests.helpers import QUESTDB_VERSION, STARTUP_S, TESTS
 
-TIERS = ("unit", "integration", "workflow", "browser", "benchmarks", "faults", "cluster")
+TIERS = ("unit", "integration", "workflow", "browser", "benchmarks", "access", "faults", "cluster")
 # A test that takes one of these fixtures needs a QuestDB server (or its jar): marked `server`.
 SERVER_FIXTURES = {"questdb", "questdb_jar"}
 #: The order pytest-xdist workers take the tiers in (`make test`): the long workflow modules
 #: first and the many short unit modules last, which fill the gaps so no worker idles at the end.
-SLOW_FIRST = ("workflow", "benchmarks", "faults", "cluster", "integration", "browser", "unit")
+SLOW_FIRST = ("workflow", "access", "benchmarks", "faults", "cluster", "integration", "browser",
+              "unit")  # fmt: skip
 
 
 def _tier(item) -> str:

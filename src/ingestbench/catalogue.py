@@ -29,11 +29,9 @@ TRANSPORTS = ("http", "tcp")
 SQL_TRANSPORT = "pg"
 ALL_PHASES = "all"
 
-#: A variant's name: `library-method-format-transport`, then a suffix per setting that the method
-#: has, each a letter and its value, in this order (`pandas-threads-parquet-http-w2`,
-#: `pandas-dataframe-parquet-tcp-farrival`). ingestbench.variants writes and reads a backfill
-#: variant's (w, b, c), ingestbench.paced.names a paced path's (its flush mode, f, and its
-#: producers, p, where there are several).
+#: A variant's name: `library-method-format-transport`, then a letter and value per setting the
+#: method has, in this order (`pandas-threads-parquet-http-w2`, `...-tcp-farrival`): a backfill
+#: variant's (w, b, c) in ingestbench.variants, a paced path's (f, p) in ingestbench.paced.names.
 NAME_SUFFIXES = {"w": "workers", "b": "batch_rows", "c": "chunk_rows", "f": "flush",
                  "p": "producers"}  # fmt: skip
 

@@ -62,7 +62,10 @@ NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 NOT_MEASURED = {
     "README.md": {"30s": "an example config value"},
     "dataset.md": {"10 s": "TSBS's interval", "30s": "an example flag value"},
-    "faults.md": {"60 s": "ingestbench.server.table.STALL_S"},
+    "faults.md": {
+        "60 s": "ingestbench.server.table.STALL_S",
+        "0.01 s": "ingestbench.delivery.experiment.POSITION_S",
+    },
     "development.md": {"16 MiB": "ingestbench.own.describe.CSV_INFER_BYTES"},
     "iot.md": {
         "1 %": "TSBS's chances (ingestbench.tsbs.trucks.Chances)",

@@ -16,6 +16,7 @@ import shutil
 import sys
 from pathlib import Path
 
+import pandas as pd
 from _config_run import TimedRun, load_average, timed_run
 from findings import findings_file
 
@@ -44,13 +45,14 @@ def steps_table(results: Path) -> list[str]:
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]  # fmt: skip
     for _, r in df.iterrows():
         offered = "unpaced" if r["kind"] == "unpaced" else f"{r['offered_rows_per_s']:,.0f}"
+        repeat = "–" if pd.isna(r["repeat"]) else int(r["repeat"])
         if isinstance(r["skipped"], str):
-            lines.append(f"| {r['variant']} | {r['repeat']} | {offered} | {r['status']}: "
+            lines.append(f"| {r['variant']} | {repeat} | {offered} | {r['status']}: "
                          f"{r['skipped']} | | | | | | | | | |")  # fmt: skip
             continue
         res = r["resolution_s"]
         lat = [latency_text(r[f"latency_{k}_s"], res) for k in ("p50", "p99", "p999", "max")]
-        lines.append(f"| {r['variant']} | {r['repeat']} | {offered} | "
+        lines.append(f"| {r['variant']} | {repeat} | {offered} | "
                      f"{r['sent_rows_per_s']:,.0f} | {r['visible_rows_per_s']:,.0f} | "
                      f"{r['measured_s']:.1f} | {' | '.join(lat)} | {res:.2f} s | "
                      f"{r['service_p99_s'] * 1000:.1f} ms | {r['status']} |")  # fmt: skip

@@ -27,6 +27,7 @@ from ingestbench.delivery.matrix import (
     REPORTED,
     cells,
     matrix,
+    position,
     recommendation,
     verdict,
 )
@@ -240,12 +241,14 @@ def test_an_exact_cell_needs_the_distinct_positions_its_run_wanted():
     """One case shows a loss; too few positions cannot show that none happens."""
     common = {"path": "p", "source_rows": 10, "altered": 0, "errors_seen": 0, "duplicated": 0,
               "overlapped": True, "points_wanted": 3}  # fmt: skip
-    two = [{**common, "fault": "kill", "fault_at_s": at} for at in (0.5, 0.501, 0.9)]
+    two = [{**common, "fault": "kill", "fault_at_s": at} for at in (0.5, 0.509, 0.9)]
     cell = cells(two)["p"]["kill"]
     assert cell["text"] == "not measured (2 of 3 points overlapped a request, 3 wanted)"
     assert cell["class"] == "not measured"
     three = [*two, {**common, "fault": "kill", "fault_at_s": 1.2}]
     assert cells(three)["p"]["kill"]["text"] == "exact (3 of 4 points overlapped a request)"
+    # one slot per hundredth, the experiment's and the matrix's alike (0.065 is not 0.07)
+    assert [position(at) for at in (0.065, 0.068, 0.07, 0.071)] == [6, 6, 7, 7]
     lost = [{**common, "fault": "kill", "fault_at_s": 0.5, "lost_unknown": 4}]
     assert cells(lost)["p"]["kill"]["text"] == (
         "lost 4 unknown (silent) (1 of 1 points overlapped a request, 3 wanted)"

@@ -64,7 +64,7 @@ NOT_MEASURED = {
     "dataset.md": {"10 s": "TSBS's interval", "30s": "an example flag value"},
     "faults.md": {
         "60 s": "ingestbench.server.table.STALL_S",
-        "0.01 s": "ingestbench.delivery.experiment.POSITION_S",
+        "0.01 s": "ingestbench.delivery.matrix.POSITION_S",
     },
     "development.md": {"16 MiB": "ingestbench.own.describe.CSV_INFER_BYTES"},
     "iot.md": {

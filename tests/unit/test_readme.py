@@ -17,7 +17,7 @@ def test_the_servers_block_quotes_each_committed_run_of_the_axis(tmp_path):
 
 
 def test_the_stream_block_quotes_the_paced_and_the_delivery_runs_own_sentences(tmp_path):
-    from ingestbench.delivery.matrix import recommendation
+    from ingestbench.delivery.matrix import outcomes, recommendation
     from ingestbench.delivery.summary import read_rows
     from ingestbench.dev.readme import STREAM_BEGIN, STREAM_END, stream_block
     from tests.helpers import results_with_every_part
@@ -29,7 +29,23 @@ def test_the_stream_block_quotes_the_paced_and_the_delivery_runs_own_sentences(t
     assert paced.startswith("- **Streaming** (cpu-x, p99 under 1 s from due to readable): up to "
                             "1,000 rows/s, use pandas-dataframe-parquet-http")  # fmt: skip
     (csv,) = run.glob("delivery/*/delivery.csv")
+    rows = read_rows(csv)
     assert delivery.startswith(f"- **Delivery under faults** (QuestDB {csv.parent.name}): "
-                               f"{recommendation(read_rows(csv))}")  # fmt: skip
+                               f"{outcomes(rows)} {recommendation(rows)}")  # fmt: skip
+    assert "`dataframe-tcp` (kill silently)" in delivery  # the helper's TCP kill lost 7 unknown
     assert f"`{run}/summary.md`, 2 cores" in paced
     assert stream_block(tmp_path / "none", tmp_path / "none").count("\n") == 2  # nothing run
+
+
+def test_the_delivery_outcomes_name_the_losing_paths_and_the_exact_ones():
+    from ingestbench.delivery.matrix import outcomes
+
+    common = {"source_rows": 100, "altered": 0, "duplicated": 0, "overlapped": True,
+              "points_wanted": 1, "errors_seen": 0}  # fmt: skip
+    rows = [{**common, "path": "a-tcp", "fault": "kill", "lost_unknown": 7, "fault_at_s": 0.1},
+            {**common, "path": "a-tcp", "fault": "pause_short", "fault_at_s": 0.2},
+            {**common, "path": "b-http", "fault": "kill", "fault_at_s": 0.1},
+            {**common, "path": "b-http", "fault": "pause_short", "fault_at_s": 0.3}]  # fmt: skip
+    assert outcomes(rows) == ("Rows lost under a fault: `a-tcp` (kill silently). Exact under "
+                              "every fault, each measured: `b-http`.")  # fmt: skip
+    assert outcomes(rows[2:]).startswith("No path lost a row.")

@@ -29,6 +29,7 @@ from ingestbench.delivery.check import check_table
 from ingestbench.delivery.faults import CUTS, Injector, Point
 from ingestbench.delivery.history import overlapped, settle, visible_at, write_history
 from ingestbench.delivery.loaders import Load, run_load
+from ingestbench.delivery.matrix import position
 from ingestbench.delivery.paths import CONTROLS, DeliveryPath, by_name
 from ingestbench.delivery.relay import Relay
 from ingestbench.delivery.settings import DeliverySettings
@@ -52,8 +53,6 @@ COLUMNS = (
     "reported", "claimed_success", "recovery_s", "load_s", "visible_s", "not_applicable",
     "unsupported", "case_error", "points_wanted",
 )  # fmt: skip
-#: Fault times within this many seconds of each other are one position of a fault.
-POSITION_S = 0.01
 
 
 def _through(server: RestartableServer, relay: Relay | None, path: DeliveryPath):
@@ -237,13 +236,13 @@ class PathCases:
             if fault in CONTROLS or self.path.not_applicable(fault):
                 rows.append(self.case(fault, 0.0, 0))
                 continue
-            positions: set[float] = set()  # distinct times of points that overlapped a request
+            positions: set[int] = set()  # of the points that overlapped a request (matrix)
             for point, fault_s in enumerate(s.fault_times(self.path.name, fault, window)):
                 if len(positions) >= s.points:
                     break
                 rows.append(row := self.case(fault, fault_s, point))
                 if row.get("overlapped") is True and row.get("fault_at_s") is not None:
-                    positions.add(round(row["fault_at_s"] / POSITION_S))
+                    positions.add(position(row["fault_at_s"]))
         # an exact cell needs this many distinct positions (delivery.matrix)
         return [r | {"points_wanted": s.points} for r in rows]
 

@@ -29,6 +29,9 @@ _LABEL = {LOST_ACKNOWLEDGED: "lost {n} acknowledged", ALTERED: "altered {n}",
           NOT_MEASURED: "not measured"}  # fmt: skip
 #: The worst ranks: the server kept less than it said, or something else than it was sent.
 SILENT_CORRUPTION = (LOST_ACKNOWLEDGED, ALTERED)
+#: A fault position: the slot of this many seconds a fault time falls in (two times in one slot
+#: are one position).
+POSITION_S = 0.01
 LEAD = "Fastest path that never lost a row unreported nor altered one, where a fault was measured:"
 
 
@@ -123,10 +126,15 @@ def cells(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
     return out
 
 
+def position(at_s: float) -> int:
+    """The position of a fault time (seconds into the load): its POSITION_S slot."""
+    return math.floor(at_s / POSITION_S + 1e-9)  # (0.07 / 0.01 is 6.999...)
+
+
 def positions(judged: list[tuple[dict[str, Any], Verdict]]) -> int:
-    """The distinct fault times (to the hundredth of a second) of the cases that overlapped a
-    request (a case without its time counts as one of its own)."""
-    return len({("case", i) if _blank(c.get("fault_at_s")) else round(float(c["fault_at_s"]), 2)
+    """The distinct positions of the cases that overlapped a request (a case without its time
+    counts as one of its own)."""
+    return len({("case", i) if _blank(c.get("fault_at_s")) else position(float(c["fault_at_s"]))
                 for i, (c, v) in enumerate(judged) if v.rank != NOT_MEASURED})  # fmt: skip
 
 
@@ -134,6 +142,26 @@ def matrix(rows: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
     """path -> fault -> the cell's text (`cells`)."""
     return {path: {fault: cell["text"] for fault, cell in by_fault.items()}
             for path, by_fault in cells(rows).items()}  # fmt: skip
+
+
+def outcomes(rows: list[dict[str, Any]]) -> str:
+    """Which paths lost rows under which faults (`silently` where no error reached the caller),
+    and which came out exact under every fault that applies to them, each measured."""
+    lost, exact = [], []
+    for path, by_fault in cells(rows).items():
+        faults = {f: cell for f, cell in by_fault.items() if f not in CONTROLS}
+        losing = [f + (" silently" if "(silent)" in cell["text"] else "")
+                  for f, cell in faults.items() if cell["class"] == "lost"]  # fmt: skip
+        if losing:
+            lost.append(f"`{path}` ({', '.join(losing)})")
+        elif any(c["class"] == "exact" for c in faults.values()) and all(
+            c["class"] in ("exact", "none") for c in faults.values()
+        ):
+            exact.append(f"`{path}`")
+    said = f"Rows lost under a fault: {'; '.join(lost)}." if lost else "No path lost a row."
+    if exact:
+        said += f" Exact under every fault, each measured: {', '.join(exact)}."
+    return said
 
 
 def unsupported(rows: list[dict[str, Any]]) -> dict[str, str]:

@@ -204,6 +204,7 @@ STREAM_BEGIN, STREAM_END = "<!-- stream:begin -->", "<!-- stream:end -->"
 def stream_block(paced: Path = PACED_RUN, delivery: Path = DELIVERY_RUN) -> str:
     """The answers a streaming user came for, each the sentence the run's own summary gives
     (paced.summary.recommendation, delivery.matrix.recommendation), with where it ran."""
+    from ingestbench.delivery.matrix import outcomes
     from ingestbench.delivery.matrix import recommendation as delivery_advice
     from ingestbench.delivery.summary import read_rows
     from ingestbench.paced.summary import highest_sustained
@@ -219,9 +220,9 @@ def stream_block(paced: Path = PACED_RUN, delivery: Path = DELIVERY_RUN) -> str:
                       f"{group['paced_latency_bound_s'].iloc[0]:g} s from due to readable): "
                       f"{paced_advice(group)} ({_where(paced, 'summary.md')})"]  # fmt: skip
     for csv in sorted(delivery.glob("delivery/*/delivery.csv")):
-        where = _where(delivery, "summary.md")
+        rows, where = read_rows(csv), _where(delivery, "summary.md")
         lines += ["", f"- **Delivery under faults** (QuestDB {csv.parent.name}): "
-                  f"{delivery_advice(read_rows(csv))} ({where})"]  # fmt: skip
+                  f"{outcomes(rows)} {delivery_advice(rows)} ({where})"]  # fmt: skip
     return "\n".join([*lines, STREAM_END])
 
 

@@ -1,7 +1,7 @@
 """Shared fixtures (a real QuestDB server from the Maven Central jar, a tiny TSBS dataset), and the
 tier markers: a test's tier is the folder it lives in (unit, integration, workflow, browser,
-benchmarks, access, faults, cluster), so `pytest -m unit` or `make test-quick` pick tiers without a mark
-on any test."""
+benchmarks, access, faults, cluster), so `pytest -m unit` or `make test-quick` pick tiers
+without a mark on any test."""
 
 from __future__ import annotations
 

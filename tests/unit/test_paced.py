@@ -197,6 +197,9 @@ def test_a_plan_puts_each_window_between_its_lead_in_and_its_tail():
     assert (second.first, second.window_first, second.window_end) == (35, 55, 95)
     assert planned.offsets[second.first] == pytest.approx(3.5)  # back to back
     assert np.all(np.diff(planned.offsets) > 0)
+    # a rate whose period does not divide step_s: the window is whole arrivals, never shorter
+    (odd,) = plan([70.4], 10, 5.0, 10.0, lambda rate: 0.1).segments  # 70.4 periods in 10 s
+    assert (odd.window_end - odd.window_first) * 10 / 70.4 >= 10.0
 
 
 def test_rows_are_stamped_when_due_and_cycled(tmp_path):

@@ -11,6 +11,7 @@ is then due when the one before it was accepted.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -45,7 +46,8 @@ def plan(rates: Sequence[float], arrival_rows: int, lead_in_s: float, step_s: fl
     offsets, segments, at, n = [], [], 0.0, 0
     for rate in rates:
         period = arrival_rows / rate
-        counts = [round(lead_in_s / period), max(1, round(step_s / period)),
+        # the window whole arrivals, never shorter than step_s (a rounding could cut it short)
+        counts = [round(lead_in_s / period), max(1, math.ceil(step_s / period - 1e-9)),
                   max(1, round(tail_s(rate) / period))]  # fmt: skip
         total = sum(counts)
         offsets.append(at + np.arange(total) * period)

@@ -27,10 +27,19 @@ import pyarrow as pa
 
 from ingestbench.config import QuestDBSettings
 from ingestbench.errors import UserError
-from ingestbench.paced.latency import Window, percentiles, step_figures, visible_at
+from ingestbench.paced.latency import Window, step_figures, visible_at
 from ingestbench.paced.names import PACED_FORMAT, PacedPath
 from ingestbench.paced.paths import arrivals_of, open_path
-from ingestbench.paced.producers import Arrivals, first_visible, merged, release_all, shares
+from ingestbench.paced.producers import (
+    Arrivals,
+    first_visible,
+    merged,
+    producer_key,
+    producers_p99,
+    release_all,
+    sent_rows_file,
+    shares,
+)
 from ingestbench.paced.rows import reading, source_rows, stamped_rows
 from ingestbench.paced.schedule import plan, release
 from ingestbench.paced.settings import P999_ARRIVALS, PacedSettings
@@ -284,35 +293,6 @@ def run_repeat(
                  figures.status)  # fmt: skip
         fairness = producers_p99(window, due, visible, n)
         out.append(step | figures.to_dict() | fairness | {"validation": validation})
-    return out
-
-
-def producer_key(spec: TableSpec) -> str:
-    """The column whose values the producers share out: the table's first SYMBOL column."""
-    if not spec.tags:
-        raise PacedError(
-            f"table {spec.table} has no SYMBOL column, and several producers each send the rows "
-            f"of values of their own of one; give it one or set paced.producers: [1]."
-        )
-    return spec.tags[0]
-
-
-def producers_p99(window: Window, due: np.ndarray, visible: np.ndarray, n: int) -> dict[str, Any]:
-    """Each producer's p99 latency over the window, and their spread (None: one producer)."""
-    if n == 1:
-        return {"producer_p99_s": None, "producer_p99_spread_s": None}
-    index = np.arange(window.first, window.end)
-    p99 = [percentiles(visible[mine] - due[mine], False)["p99"]
-           for mine in (index[index % n == p] for p in range(n))]  # fmt: skip
-    return {"producer_p99_s": p99, "producer_p99_spread_s": max(p99) - min(p99)}
-
-
-def sent_rows_file(files: list[Path], rows: list[int], out: Path) -> Path:
-    """The rows every producer sent (the first `rows[p]` of its file), in one file to validate."""
-    import pyarrow.parquet as pq
-
-    sent = [pq.read_table(f).slice(0, r) for f, r in zip(files, rows, strict=True)]
-    pq.write_table(pa.concat_tables(sent), out)
     return out
 
 

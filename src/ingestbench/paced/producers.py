@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -24,9 +25,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ingestbench.errors import UserError
-from ingestbench.paced.latency import first_seen
+from ingestbench.paced.latency import Window, first_seen, percentiles
 from ingestbench.paced.schedule import Released, release
 from ingestbench.readers.sampler import Sample
+from ingestbench.tables.spec import TableSpec
 
 
 class ProducersError(UserError):
@@ -146,4 +148,31 @@ def first_visible(
         index = np.arange(p, prefix, n)
         counts = visible_counts(samples, mine)
         out[index] = first_seen(ends, counts, np.arange(1, len(index) + 1))
+    return out
+
+
+def producer_key(spec: TableSpec) -> str:
+    """The column whose values the producers share out: the table's first SYMBOL column."""
+    if not spec.tags:
+        raise ProducersError(
+            f"table {spec.table} has no SYMBOL column, and several producers each send the rows "
+            f"of values of their own of one; give it one or set paced.producers: [1]."
+        )
+    return spec.tags[0]
+
+
+def producers_p99(window: Window, due: np.ndarray, visible: np.ndarray, n: int) -> dict[str, Any]:
+    """Each producer's p99 latency over the window, and their spread (None: one producer)."""
+    if n == 1:
+        return {"producer_p99_s": None, "producer_p99_spread_s": None}
+    index = np.arange(window.first, window.end)
+    p99 = [percentiles(visible[mine] - due[mine], False)["p99"]
+           for mine in (index[index % n == p] for p in range(n))]  # fmt: skip
+    return {"producer_p99_s": p99, "producer_p99_spread_s": max(p99) - min(p99)}
+
+
+def sent_rows_file(files: list[Path], rows: list[int], out: Path) -> Path:
+    """The rows every producer sent (the first `rows[p]` of its file), in one file to validate."""
+    sent = [pq.read_table(f).slice(0, r) for f, r in zip(files, rows, strict=True)]
+    pq.write_table(pa.concat_tables(sent), out)
     return out

@@ -176,9 +176,11 @@ site: install
 history: install
 	$(BIN)/ingestbench history
 
-## The page's screenshot the README shows (docs/images/site.png), taken by the system chromium.
+## The page's screenshot the README shows (docs/images/site.png), taken by the system chromium,
+## on the default benchmark's first dataset.
 site-screenshot: site
-	$(BIN)/python -m ingestbench.publish.screenshot site/index.html docs/images/site.png
+	$(BIN)/python -m ingestbench.publish.screenshot site/index.html docs/images/site.png \
+		"$$($(BIN)/ingestbench datasets --config config.yaml | head -1)"
 
 ## Regenerate the rule graph (Mermaid) in docs/development.md; a test checks it is current.
 rulegraph: install

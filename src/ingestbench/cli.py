@@ -253,6 +253,21 @@ def run_results_dir(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_datasets_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser("datasets", help="print the names of a config's datasets")
+    parser.add_argument("--config", default="config.yaml", help="default: %(default)s")
+    parser.set_defaults(func=run_datasets)
+    return parser
+
+
+def run_datasets(args: argparse.Namespace) -> int:
+    from ingestbench.config import load_config
+    from ingestbench.datasets import dataset_entries
+
+    print("\n".join(dataset_entries(load_config(args.config))))
+    return 0
+
+
 def _port(text: str) -> int:
     port = _int(text)
     if not 1 <= port <= 65535:
@@ -397,6 +412,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_check_parser(subparsers)
     add_variants_parser(subparsers)
     add_results_dir_parser(subparsers)
+    add_datasets_parser(subparsers)
     add_ingest_parser(subparsers)
     add_compare_parser(subparsers)
     add_archive_parser(subparsers)

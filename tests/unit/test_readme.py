@@ -49,3 +49,13 @@ def test_the_delivery_outcomes_name_the_losing_paths_and_the_exact_ones():
     assert outcomes(rows) == ("Rows lost under a fault: `a-tcp` (kill silently). Exact under "
                               "every fault, each measured: `b-http`.")  # fmt: skip
     assert outcomes(rows[2:]).startswith("No path lost a row.")
+
+
+def test_the_datasets_command_names_a_configs_datasets_first_the_main_one(capsys):
+    """What `make site-screenshot` opens the page on: the default config's first dataset."""
+    from ingestbench.cli import main
+    from tests.helpers import REPO
+
+    assert main(["datasets", "--config", str(REPO / "config.yaml")]) == 0
+    names = capsys.readouterr().out.split()
+    assert names[0] == "cpu-s4000-e250-seed42" and len(names) == len(set(names)) > 1

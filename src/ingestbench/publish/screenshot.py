@@ -1,6 +1,7 @@
 """A screenshot of the results page's first screen on a laptop (1280 × 800) in the system
-chromium: `python -m ingestbench.publish.screenshot PAGE PNG` (make site-screenshot writes the
-README's image)."""
+chromium: `python -m ingestbench.publish.screenshot PAGE PNG [DATASET]` (make site-screenshot
+writes the README's image, opened on the default benchmark's first dataset: the newest archived
+run may be an experiment's, with a small dataset of its own)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from pathlib import Path
 from ingestbench.errors import UserError, run_reporting_user_errors
 
 
-def screenshot(page_path: Path, png: Path, width: int = 1280, height: int = 800) -> Path:
+def screenshot(page_path: Path, png: Path, dataset: str | None = None, width: int = 1280,
+               height: int = 800) -> Path:  # fmt: skip
     from playwright.sync_api import sync_playwright
 
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -23,7 +25,8 @@ def screenshot(page_path: Path, png: Path, width: int = 1280, height: int = 800)
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
         try:
             page = browser.new_page(viewport={"width": width, "height": height})
-            page.goto(Path(page_path).resolve().as_uri())
+            fragment = f"#dataset={dataset}" if dataset else ""  # the page's own address
+            page.goto(Path(page_path).resolve().as_uri() + fragment)
             page.wait_for_selector("body[data-rendered]")
             page.screenshot(path=png)
         finally:
@@ -32,4 +35,6 @@ def screenshot(page_path: Path, png: Path, width: int = 1280, height: int = 800)
 
 
 if __name__ == "__main__":
-    run_reporting_user_errors(lambda: print(screenshot(Path(sys.argv[1]), Path(sys.argv[2]))))
+    dataset = sys.argv[3] if len(sys.argv) > 3 else None
+    run_reporting_user_errors(lambda: print(screenshot(Path(sys.argv[1]), Path(sys.argv[2]),
+                                                       dataset)))  # fmt: skip

@@ -29,19 +29,25 @@ def _gone(pid: int) -> bool:
         return True
 
 
-def test_the_checks_child_dies_when_its_job_is_sigkilled():
-    job = subprocess.Popen([sys.executable, "-c", JOB], stdout=subprocess.PIPE, text=True,
+def _dies_with_its_job(script: str, what: str) -> None:
+    """Run `script` as a job that prints its child's pid, SIGKILL the job (no clean-up of its
+    own runs), and wait for the child to go too."""
+    job = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
                            cwd=REPO)  # fmt: skip
     child = int(job.stdout.readline())
     try:
         assert psutil.Process(child).ppid() == job.pid
-        os.kill(job.pid, signal.SIGKILL)  # no clean-up of its own runs
+        os.kill(job.pid, signal.SIGKILL)
         job.wait(timeout=60)
-        wait_for(lambda: _gone(child), "the checks' child to die with its job", timeout_s=60)
+        wait_for(lambda: _gone(child), f"{what} to die with its job", timeout_s=60)
     finally:
         if not _gone(child):
             os.kill(child, signal.SIGKILL)
         job.stdout.close()
+
+
+def test_the_checks_child_dies_when_its_job_is_sigkilled():
+    _dies_with_its_job(JOB, "the checks' child")
 
 
 # The paced sampler in its own process, sampling an address where nothing answers (each sample
@@ -58,15 +64,4 @@ time.sleep(3600)
 
 
 def test_the_sampling_process_dies_when_its_job_is_sigkilled():
-    job = subprocess.Popen([sys.executable, "-c", SAMPLER_JOB], stdout=subprocess.PIPE,
-                           text=True, cwd=REPO)  # fmt: skip
-    child = int(job.stdout.readline())
-    try:
-        assert psutil.Process(child).ppid() == job.pid
-        os.kill(job.pid, signal.SIGKILL)
-        job.wait(timeout=60)
-        wait_for(lambda: _gone(child), "the sampling process to die with its job", timeout_s=60)
-    finally:
-        if not _gone(child):
-            os.kill(child, signal.SIGKILL)
-        job.stdout.close()
+    _dies_with_its_job(SAMPLER_JOB, "the sampling process")

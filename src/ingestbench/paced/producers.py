@@ -74,11 +74,11 @@ class Arrivals:
 def visible_counts(samples: Sequence[Sample], arrivals: Arrivals) -> np.ndarray:
     """Per sample, how many of the producer's arrivals were visible (a prefix: its latest
     arrival whose last row's key shows its timestamp, and every one before it)."""
+    keys, codes = np.unique(arrivals.last_keys.astype(str), return_inverse=True)
     out = np.zeros(len(samples), dtype=np.int64)
     for i, sample in enumerate(samples):
         latest = sample.latest or {}
-        shown = np.fromiter((latest.get(k, -1) for k in arrivals.last_keys), np.int64,
-                            len(arrivals.last_keys))  # fmt: skip
+        shown = np.array([latest.get(k, -1) for k in keys], dtype=np.int64)[codes]
         seen = np.flatnonzero(shown >= arrivals.stamps_us)
         out[i] = seen[-1] + 1 if len(seen) else 0
     return np.maximum.accumulate(out) if len(out) else out

@@ -12,6 +12,10 @@ path a server could not run, with the reason. Run it from a fresh clone:
 
 `--results DIR` writes the findings of a run that finished already (its wall time then comes
 from the newest Snakemake log of this checkout, and its load average was not recorded).
+`--earlier DIR ...` (findings folders or results folders of the same config) adds each cell beyond
+the noise in any run with its ratio in every run, and whether it held in all of them: the repeats
+of one job share the machine's state of those seconds, so a cell apart in one run alone is no
+finding.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from ingestbench import CHECKOUT
 from ingestbench.config import load_config
 from ingestbench.results.summary import read_summary
 from ingestbench.results.summary.rows import STATUS, UNSUPPORTED
-from ingestbench.results.summary.servers import side_by_side
+from ingestbench.results.summary.servers import agreement, comparison, held_verdict, side_by_side
 
 CONFIG = "configs/versions.yaml"
 
@@ -45,10 +49,38 @@ def finished_run_seconds() -> float:
     return int(h) * 3600 + int(m) * 60 + float(sec)
 
 
+def held_against(df, earlier: list[Path]) -> str:
+    """The section on the earlier runs: each cell beyond the noise in any run, run by run."""
+    if not earlier:
+        return ""
+    frames = [read_summary(d / "summary.csv", unsupported=True) for d in earlier] + [df]
+    runs = [comparison(f) for f in frames]
+    names = [f"`{d}`" for d in earlier] + ["this run"]
+    lines = ["", "## Against the earlier runs", "",
+             "Each cell beyond the noise (its repeats' range apart from the baseline's) in any "
+             "run, its ratio in each; it held where it lay apart the same way in every run.", "",
+             "| path | server | " + " | ".join(names) + " | held |",
+             "|---|---|" + "---:|" * len(names) + "---|"]  # fmt: skip
+    mark = {"above": " ↑", "below": " ↓", None: ""}
+    for c in agreement(runs):
+        cells = [f"{r:.2f}×{mark[d]}" if r is not None else "–"
+                 for r, d in zip(c["ratios"], c["apart"], strict=True)]  # fmt: skip
+        lines.append(f"| `{c['variant']}` | {c['server']} | " + " | ".join(cells)
+                     + f" | {'yes' if c['held'] else 'no'} |")  # fmt: skip
+    return "\n".join([*lines, "", held_verdict(runs)]) + "\n"
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--config", default=CONFIG, help=f"the config to run (default: {CONFIG})")
     p.add_argument("--results", type=Path, help="a finished run of the config: no run, findings")
+    p.add_argument(
+        "--earlier",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="earlier runs of the config (folders with summary.csv) to hold it against",
+    )
     a = p.parse_args()
     results = a.results or CHECKOUT / load_config(CHECKOUT / a.config)["results_dir"]
     if a.results:
@@ -76,7 +108,7 @@ def main() -> int:
         f"environment.json. The machine is shared (2 cores, other agents' jobs beside this "
         f"one): its load average (1, 5, 15 min) before: {run.before}; after: {run.after}.\n\n"
         f"{side_by_side(df) or 'One server: nothing to set side by side.'}\n"
-        f"## What a server could not run\n\n{lacks}\n"
+        f"## What a server could not run\n\n{lacks}\n" + held_against(df, a.earlier)
     )
     print(out.read_text())
     return 0

@@ -80,7 +80,8 @@ def test_a_run_without_them_shows_no_section(browser, tmp_path):
 
 
 def test_the_archived_runs_of_the_axis_each_show_their_comparison(browser, tmp_path):
-    """The committed versions and settings runs (archive/): one answer and one table each."""
+    """The committed versions and settings runs (archive/, each config run twice): one answer
+    and one table each, from the newest run, the answer saying what held in both."""
     from tests.helpers import REPO
 
     path = write_site(REPO / "archive", None, tmp_path / "index.html")
@@ -88,6 +89,8 @@ def test_the_archived_runs_of_the_axis_each_show_their_comparison(browser, tmp_p
     try:
         answers = page.locator("#answers li[data-section='servers-section']")
         assert answers.count() == 2
+        assert all(t.startswith("Servers side by side: In 2 runs against QuestDB 9.3.4")
+                   for t in answers.all_inner_texts())  # fmt: skip
         text = page.locator("#servers-section").inner_text()
         assert "Versions × paths" in text and "QuestDB 7.3.10" in text
         assert "Settings × paths" in text and "QuestDB 9.3.4-commitsync" in text

@@ -16,6 +16,22 @@ def test_the_servers_block_quotes_each_committed_run_of_the_axis(tmp_path):
     assert servers_block(()) == "\n".join([*block.splitlines()[:2], SERVERS_END])
 
 
+def test_several_archived_runs_of_a_config_give_what_held_in_every_one(tmp_path):
+    """Two runs of one config on one machine in the archive: the block says what held in both."""
+    from ingestbench.dev.readme import servers_block
+    from ingestbench.publish.archive import write_document
+    from tests.helpers import results_with_every_part
+
+    run = results_with_every_part(tmp_path / "versions", older="8.2.0")
+    archive = tmp_path / "archive"
+    for label in ("first", "second"):
+        write_document(run, archive, label)
+    (line,) = [x for x in servers_block((run,), archive).splitlines() if x.startswith("- ")]
+    assert line.startswith("- In 2 runs against QuestDB 9.3.4's defaults, beyond the noise in "
+                           "every run: 8.2.0 `")  # fmt: skip
+    assert "0.50× / 0.50×" in line and "its config's 2 runs in `archive/`" in line
+
+
 def test_the_stream_block_quotes_the_paced_and_the_delivery_runs_own_sentences(tmp_path):
     from ingestbench.delivery.matrix import outcomes, recommendation
     from ingestbench.delivery.summary import read_rows

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pandas as pd
 
 from ingestbench.results.summary.rows import _speedups, to_sql_speedups
-from ingestbench.results.summary.servers import comparison, side_by_side, verdict
+from ingestbench.results.summary.servers import (
+    agreement,
+    comparison,
+    held_verdict,
+    side_by_side,
+    verdict,
+)
 
 DS = "cpu-s10-e10-seed1"
 PARQUET = "pandas-dataframe-parquet-http"
@@ -110,3 +116,38 @@ def test_the_dataset_tables_name_the_server_of_each_row_when_there_are_several()
     df.loc[df.index[0], "server"] = "8.1.4"
     df.loc[df.index[1:], "server"] = "9.3.4"
     assert f"`{df['variant'].iloc[0]}` on `8.1.4`" in to_markdown(df)
+
+
+def test_two_runs_agree_only_where_a_cell_is_apart_the_same_way_in_both():
+    first = pd.DataFrame([_row("9.3.4", PARQUET, 100, 95, 105), _row("8.1.4", PARQUET, 80, 70, 90),
+                          _row("9.3.4", VECTOR, 200, 190, 210),
+                          _row("8.1.4", VECTOR, 250, 240, 260)])  # fmt: skip
+    # the second run: PARQUET below again (held); VECTOR now within the noise (did not hold)
+    second = pd.DataFrame([_row("9.3.4", PARQUET, 100, 98, 102), _row("8.1.4", PARQUET, 70, 65, 75),
+                           _row("9.3.4", VECTOR, 200, 150, 250),
+                           _row("8.1.4", VECTOR, 210, 200, 220)])  # fmt: skip
+    runs = [comparison(first), comparison(second)]
+    rows = {r["variant"]: r for r in agreement(runs)}
+    assert rows[PARQUET]["held"] and rows[PARQUET]["apart"] == ["below", "below"]
+    assert rows[PARQUET]["ratios"] == [0.8, 0.7]
+    assert not rows[VECTOR]["held"] and rows[VECTOR]["apart"] == ["above", None]
+    assert held_verdict(runs) == (
+        "In 2 runs against QuestDB 9.3.4's defaults, beyond the noise in every run: 8.1.4 "
+        f"`{PARQUET}` 0.80× / 0.70×; 1 other cell was beyond it in some runs only."
+    )
+
+
+def test_a_setting_is_recommended_only_where_it_beat_the_defaults_in_every_run():
+    def run(pool1_low):
+        rows = [
+            _row("9.3.4", PARQUET, 100, 95, 105),
+            _row("9.3.4-pool1", PARQUET, 125, pool1_low, 130),
+        ]
+        return comparison(pd.DataFrame(rows))
+
+    assert held_verdict([run(120), run(110)]).endswith(
+        f"Beat the defaults in every run: `9.3.4-pool1` on `{PARQUET}`."
+    )
+    flipped = held_verdict([run(120), run(100)])  # within the noise in the second run
+    assert "beyond the noise in every run: nothing; 1 other cell was" in flipped
+    assert flipped.endswith("No settings set beat the defaults in every run: keep the defaults.")

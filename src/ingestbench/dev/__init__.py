@@ -11,6 +11,6 @@
 May import: config (the README's config), workflow.result_keys (its hash), schema (the
 configuration reference), catalogue (the method table, full.yaml's variants), datasets (the plan:
 each dataset's variants), ingest.pins (the locked versions), results.summary (the servers'
-comparison the README quotes), paced and delivery (their recommendations the README quotes) and
-storage.files.
+comparison the README quotes), publish.archive (the archived runs of a config, for what held in
+each), paced and delivery (their recommendations the README quotes) and storage.files.
 """

@@ -174,24 +174,46 @@ def with_block(readme: str, block: str, begin: str = BEGIN, end: str = END) -> s
 
 #: The committed reference runs of the server axis, and the README's block that quotes them.
 SERVER_RUNS = (CHECKOUT / "reference" / "versions", CHECKOUT / "reference" / "settings")
+ARCHIVE = CHECKOUT / "archive"
 SERVERS_BEGIN, SERVERS_END = "<!-- servers:begin -->", "<!-- servers:end -->"
 
 
-def servers_block(runs: tuple[Path, ...] = SERVER_RUNS) -> str:
-    """One line per committed run of the server axis: its verdict (results.summary.servers),
-    with where it ran and where its figures are."""
-    from ingestbench.results.summary import read_summary
-    from ingestbench.results.summary.servers import comparison
+def _earlier_runs(run: Path, archive: Path) -> list[dict[str, Any]]:
+    """The comparisons of the archived runs of `run`'s config on its machine, oldest first."""
+    from ingestbench.publish.archive import machine_id, read_archive
 
-    lines = [SERVERS_BEGIN, "<!-- written by `make readme` from reference/versions and "
-             "reference/settings; do not edit -->"]  # fmt: skip
+    env = json.loads((run / "environment.json").read_text())
+    key = (machine_id(env["machine"]), env["workflow"]["config_hash"])
+    return [doc["servers"] for doc in (read_archive(archive) if archive.is_dir() else [])
+            if doc.get("servers")
+            and (doc["machine"]["id"], doc["workflow"]["config_hash"]) == key]  # fmt: skip
+
+
+def servers_block(runs: tuple[Path, ...] = SERVER_RUNS, archive: Path = ARCHIVE) -> str:
+    """One line per committed run of the server axis: its verdict (results.summary.servers),
+    with where it ran and where its figures are; where the archive holds several runs of its
+    config on its machine, what held in every one of them instead (a cell beyond the noise of
+    one run's repeats is no finding on a machine that drifts between jobs)."""
+    from ingestbench.results.summary import read_summary
+    from ingestbench.results.summary.servers import comparison, held_verdict
+
+    lines = [
+        SERVERS_BEGIN,
+        "<!-- written by `make readme` from reference/versions, "
+        "reference/settings and archive/; do not edit -->",
+    ]
     for run in runs:
         if not (run / "summary.csv").is_file():
             continue
         data = comparison(read_summary(run / "summary.csv", unsupported=True))
         if data is None:
             continue
-        lines += ["", f"- {data['datasets'][0]['verdict']} ({_where(run, 'summary.md')})"]
+        archived = _earlier_runs(run, archive)
+        text = held_verdict(archived) if len(archived) > 1 else data["datasets"][0]["verdict"]
+        where = _where(run, "summary.md") + (
+            f"; its config's {len(archived)} runs in `archive/`" if len(archived) > 1 else ""
+        )
+        lines += ["", f"- {text} ({where})"]
     return "\n".join([*lines, SERVERS_END])
 
 

@@ -70,6 +70,23 @@ def published_rows() -> list[dict[str, Any]]:
             for case in PUBLISHED]  # fmt: skip
 
 
+def with_held_verdicts(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each run of the server axis with, where an earlier run of its config on its machine is
+    there too, what held in all of them up to it (`servers.held`): a cell beyond the noise of
+    one run's repeats is no finding on a machine that drifts between jobs."""
+    from ingestbench.results.summary.servers import held_verdict
+
+    seen: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for doc in sorted(docs, key=lambda d: d["date_utc"]):
+        if not doc.get("servers"):
+            continue
+        runs = seen.setdefault((doc["machine"]["id"], doc["workflow"]["config_hash"]), [])
+        runs.append(doc["servers"])
+        if len(runs) > 1:
+            doc["servers"] = {**doc["servers"], "held": held_verdict(list(runs))}
+    return docs
+
+
 def collect(archive: Path, results: Path | None) -> list[dict[str, Any]]:
     """The archived runs, plus the current results unless they are archived already."""
     docs = read_archive(archive) if Path(archive).is_dir() else []
@@ -81,7 +98,7 @@ def collect(archive: Path, results: Path | None) -> list[dict[str, Any]]:
                current["date_utc"])  # fmt: skip
         if key not in same:
             docs.append(current)
-    return docs
+    return with_held_verdicts(docs)
 
 
 # Documents are untrusted: no "<" (which could end the script element or open a comment in it

@@ -2,15 +2,19 @@
 // the newest selected run that has it, so that the page carries every answer the runs hold. A
 // section's optional `draw(run, part)` embeds its charts once its nodes are in the page.
 
-/** The runs holding a section's part, the selected first (newest first), then the others: all
- * of them for a section with `every` (the servers': versions and settings are runs of their
- * own), else the first alone. */
+/** The runs holding a section's part, the selected first (newest first), then the others: for
+ * a section with `every` (the servers': versions and settings are runs of their own) the first
+ * of each config on each machine (a rerun of a config replaces its answer, not adds one), else
+ * the first alone. */
 function sectionRuns(section) {
   const found = [];
+  const seen = new Set();
   for (const id of new Set([...state.runs, ...RUNS.map((r) => r.id)])) {
     const run = BY_ID.get(id);
     const part = section.part(run);
-    if (part) found.push({ run, part });
+    const key = `${run.workflow.config_hash}|${run.machine.id}`;
+    if (part && !seen.has(key)) found.push({ run, part });
+    if (part) seen.add(key);
   }
   return section.every ? found : found.slice(0, 1);
 }

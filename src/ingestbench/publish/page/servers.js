@@ -28,7 +28,8 @@ SECTIONS.push({
   every: true, // each run of the axis (versions, settings) has a comparison of its own
   part: (run) => run.servers,
   answer(run, part) {
-    return [datasetsShown(part)[0].verdict]; // the sentence results.summary.servers wrote
+    // what held in every run of its config on its machine, else this run's own sentence
+    return [part.held || datasetsShown(part)[0].verdict];
   },
   render(run, part) {
     const shown = datasetsShown(part);
@@ -39,6 +40,6 @@ SECTIONS.push({
       part.settings.length ? el("p", {}, "Settings × paths:") : null,
       part.settings.length ? serversTable(part, ds, [part.baseline, ...part.settings]) : null,
       ds.recommendation ? el("p", { class: "advice" }, ds.recommendation) : null,
-    ].filter(Boolean));
+    ].filter(Boolean)).concat(part.held ? [el("p", { class: "advice" }, part.held)] : []);
   },
 });

@@ -125,16 +125,21 @@ def _by_dataset(df: pd.DataFrame) -> Iterator[tuple[str, dict[tuple[str, str], A
         yield dataset, runs, list(dict.fromkeys(group["variant"]))
 
 
+def apart(cell: dict[str, Any], base: dict[str, Any] | None) -> str | None:
+    """Whether a cell's min–max range lies wholly "above" or "below" the baseline's cell (beyond
+    the noise), or None (the ranges overlap, or there is no baseline)."""
+    if base is None or cell["status"] != "ok":
+        return None
+    if cell["low"] > base["high"]:
+        return "above"
+    return "below" if cell["high"] < base["low"] else None
+
+
 def medians(cells: list[dict[str, Any]], servers: list[str], base: str) -> list[dict[str, Any]]:
     """Per server of `servers`: the median ratio over the paths it ran, how many it ran, the
     paths it could not, and the paths where its whole min–max range lies apart from `base`'s
     (beyond the noise, as `beats` judges a setting), with their ratios (cells of one dataset)."""
     baseline = {c["variant"]: c for c in cells if c["server"] == base and c["status"] == "ok"}
-
-    def apart(c: dict[str, Any]) -> bool:
-        b = baseline.get(c["variant"])
-        return b is not None and (c["low"] > b["high"] or c["high"] < b["low"])
-
     out = []
     for server in servers:
         mine = [c for c in cells if c["server"] == server]
@@ -143,7 +148,8 @@ def medians(cells: list[dict[str, Any]], servers: list[str], base: str) -> list[
                     "ratio": statistics.median(c["ratio"] for c in ok) if ok else None,
                     "unsupported": [c["variant"] for c in mine if c["status"] == UNSUPPORTED],
                     "beyond_noise": [{"variant": c["variant"], "ratio": c["ratio"]}
-                                     for c in ok if server != base and apart(c)]})  # fmt: skip
+                                     for c in ok if server != base
+                                     and apart(c, baseline.get(c["variant"]))]})  # fmt: skip
     return out
 
 
@@ -201,7 +207,10 @@ def side_by_side(df: pd.DataFrame) -> str | None:
         "",
         f"Each path's median rows/s on each server as a ratio against `{base}` (the newest "
         "version's defaults), with the min–max of its repeats over the same median; "
-        "`unsupported`: the version lacks what the path needs (summary.csv's `reason`).",
+        "`unsupported`: the version lacks what the path needs (summary.csv's `reason`). The "
+        "spread is that of one job's repeats, and a shared machine drifts further between jobs: "
+        "before acting on a cell, archive a second run of this config (`make archive`), and the "
+        "page says what held in both.",
     ]
     several = df["dataset"].nunique() > 1
     for dataset, runs, variants in _by_dataset(df):
@@ -215,3 +224,80 @@ def side_by_side(df: pd.DataFrame) -> str | None:
             lines += ["", "Settings × paths:", "", *_table(runs, variants, tuned + others, base)]
             lines += ["", recommendation(runs, variants, settings)]
     return "\n".join(lines) + "\n"
+
+
+def apart_cells(data: dict[str, Any] | None) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """Every cell of a run's comparison (`comparison`'s data) by (dataset, server, variant): its
+    ratio and whether its range lies apart from the baseline's (`apart`: "above", "below" or
+    None, within the noise)."""
+    out: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for entry in data["datasets"] if data else []:
+        base = {c["variant"]: c for c in entry["cells"]
+                if c["server"] == data["baseline"] and c["status"] == "ok"}  # fmt: skip
+        for c in entry["cells"]:
+            if c["status"] == "ok" and c["server"] != data["baseline"] and c["variant"] in base:
+                out[(entry["dataset"], c["server"], c["variant"])] = {
+                    "ratio": c["ratio"],
+                    "apart": apart(c, base[c["variant"]]),
+                }
+    return out
+
+
+def agreement(runs: list[dict[str, Any] | None]) -> list[dict[str, Any]]:
+    """Two or more runs of one config (each `comparison`'s data) side by side: each cell beyond
+    the noise in any of them, its ratio in each, and whether it `held` (apart in the same
+    direction in every run). The repeats of one job share the machine's state of those seconds;
+    between jobs a shared machine drifts further, so a cell apart in one run alone is no
+    finding."""
+    cells = [apart_cells(data) for data in runs]
+    keys = sorted({k for run in cells for k, c in run.items() if c["apart"]})
+    return [{"dataset": k[0], "server": k[1], "variant": k[2],
+             "ratios": [run[k]["ratio"] if k in run else None for run in cells],
+             "apart": [run[k]["apart"] if k in run else None for run in cells],
+             "held": len({run[k]["apart"] if k in run else None for run in cells}) == 1}
+            for k in keys]  # fmt: skip
+
+
+def _lacking(data: dict[str, Any]) -> str:
+    """Each path some servers of a run could not run: "before <the oldest that could>" where
+    every older version lacked it, else the servers by name."""
+    parts = []
+    for entry in data["datasets"][:1]:
+        for variant in entry["variants"]:
+            cells = [c for c in entry["cells"] if c["variant"] == variant]
+            lacked = [c["server"] for c in cells if c["status"] == UNSUPPORTED]
+            ran = sorted((c["server"] for c in cells if c["status"] == "ok"), key=_version_key)
+            if not lacked:
+                continue
+            older = ran and all(_version_key(s) < _version_key(ran[0]) for s in lacked)
+            parts.append(f"`{variant}` " + (f"before {ran[0]}" if older else
+                                            f"on {', '.join(lacked)}"))  # fmt: skip
+    return "; ".join(parts)
+
+
+def _cells(n: int) -> str:
+    return f"{n} other cell was" if n == 1 else f"{n} other cells were"
+
+
+def held_verdict(runs: list[dict[str, Any]]) -> str:
+    """One sentence over several runs of one config (`comparison`'s data, oldest first): the
+    cells beyond the noise in every run, each with its ratios, and how many were apart in some
+    runs only; a settings set is recommended only where it beat the defaults in every run."""
+    found = agreement(runs)
+    held = [c for c in found if c["held"]]
+    ratios = [" / ".join(f"{r:.2f}×" for r in c["ratios"]) for c in held]
+    cells = [f"{c['server']} `{c['variant']}` {r}" for c, r in zip(held, ratios, strict=True)]
+    text = (f"In {len(runs)} runs against QuestDB {runs[-1]['baseline']}'s defaults, beyond the "
+            f"noise in every run: {'; '.join(cells) if cells else 'nothing'}; "
+            f"{_cells(len(found) - len(held))} beyond it in some runs only.")  # fmt: skip
+    if lacking := _lacking(runs[-1]):
+        text += f" Could not run: {lacking}."
+    if not runs[-1]["settings"]:
+        return text
+    won = [f"`{c['server']}` on `{c['variant']}`" for c in held
+           if not is_default(c["server"]) and c["apart"][0] == "above"]  # fmt: skip
+    return text + (
+        f" Beat the defaults in every run: {', '.join(won)}."
+        if won
+        else " No settings set beat the defaults in every run: keep the defaults."
+    )

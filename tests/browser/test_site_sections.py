@@ -96,3 +96,21 @@ def test_the_archived_runs_of_the_axis_each_show_their_comparison(browser, tmp_p
         assert "Settings × paths" in text and "QuestDB 9.3.4-commitsync" in text
     finally:
         page.close()
+
+
+def test_the_page_opens_on_a_run_of_one_server_where_the_axis_ran_the_same_dataset(
+    browser, tmp_path
+):
+    """The committed archive's newest runs are the axis's, on the default run's dataset: the
+    page opens on that dataset's newest run of one server, its fastest cell a way to load."""
+    from tests.helpers import REPO
+
+    path = write_site(REPO / "archive", None, tmp_path / "index.html")
+    page = open_page(browser, path.as_uri())
+    try:
+        ticked = page.locator("#runs-list input:checked")
+        assert ticked.count() == 1
+        label = page.locator("#runs-list label:has(input:checked)").inner_text()
+        assert "servers)" not in label and "· default" in label
+    finally:
+        page.close()

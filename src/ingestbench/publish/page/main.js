@@ -1,5 +1,5 @@
 // The controls, one render for every change of the selection (which also writes the URL), and
-// the start: the selection from the URL, else the newest run.
+// the start: the selection from the URL, else the dataset's opening run (openingRun).
 
 function buildControls() {
   const select = document.getElementById("dataset");
@@ -7,7 +7,7 @@ function buildControls() {
   select.onchange = () => {
     state.dataset = select.value;
     state.runs = state.runs.filter((id) => holds(BY_ID.get(id), state.dataset));
-    if (!state.runs.length) state.runs = [runsOfDataset()[0].id];
+    if (!state.runs.length) state.runs = [openingRun()];
     state.filters = {};
     render();
   };

@@ -100,6 +100,21 @@ def test_the_preflight_refuses_an_unserved_version_and_an_unknown_property():
     assert axis_problems(axis(["9.3.3"]), cached=lambda v: True) == []
 
 
+def test_the_preflight_refuses_a_property_set_twice_on_one_server():
+    from ingestbench.server.versions import axis_problems
+
+    # one property under its name and its older one: the same key on 8.2.0
+    twice = axis(["8.2.0"], [{"name": "t", "query.timeout": "1m", "query.timeout.sec": 60}])
+    (problem,) = axis_problems(twice, cached=lambda v: True)
+    assert problem == ("questdb.settings 't' sets one property twice on QuestDB 8.2.0 (under its "
+                       "name and an older one); keep one.")  # fmt: skip
+    pooled = axis(["9.3.4"], [{"name": "p", "shared.worker.count": 2}])
+    pooled["questdb"]["pools"]["shared"] = 1
+    (problem,) = axis_problems(pooled)
+    assert problem == ("questdb.settings 'p' sets shared.worker.count, which "
+                       "questdb.pools.shared sets too; keep one of them.")  # fmt: skip
+
+
 def test_readers_and_paced_on_a_version_before_the_row_counts_are_refused_with_the_reason():
     from ingestbench.server.versions import axis_problems
 

@@ -94,6 +94,9 @@ def test_the_archived_runs_of_the_axis_each_show_their_comparison(browser, tmp_p
         text = page.locator("#servers-section").inner_text()
         assert "Versions × paths" in text and "QuestDB 7.3.10" in text
         assert "Settings × paths" in text and "QuestDB 9.3.4-commitsync" in text
+        # what held replaces the newest run's own recommendation, which names settings
+        assert "No settings set beat the defaults in every run: keep the defaults." in text
+        assert "beat 9.3.4's defaults beyond the noise on" not in text
     finally:
         page.close()
 

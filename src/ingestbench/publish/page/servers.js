@@ -39,7 +39,8 @@ SECTIONS.push({
       part.versions.length > 1 ? serversTable(part, ds, part.versions) : null,
       part.settings.length ? el("p", {}, "Settings × paths:") : null,
       part.settings.length ? serversTable(part, ds, [part.baseline, ...part.settings]) : null,
-      ds.recommendation ? el("p", { class: "advice" }, ds.recommendation) : null,
+      // one run's recommendation only where no earlier run of its config says what held
+      ds.recommendation && !part.held ? el("p", { class: "advice" }, ds.recommendation) : null,
     ].filter(Boolean)).concat(part.held ? [el("p", { class: "advice" }, part.held)] : []);
   },
 });

@@ -178,15 +178,14 @@ ARCHIVE = CHECKOUT / "archive"
 SERVERS_BEGIN, SERVERS_END = "<!-- servers:begin -->", "<!-- servers:end -->"
 
 
-def _earlier_runs(run: Path, archive: Path) -> list[dict[str, Any]]:
-    """The comparisons of the archived runs of `run`'s config on its machine, oldest first."""
-    from ingestbench.publish.archive import machine_id, read_archive
+def _archived_runs(run: Path, docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The comparisons of the archived runs (`docs`) of `run`'s config on its machine, oldest
+    first."""
+    from ingestbench.publish.archive import config_on_machine, machine_id
 
     env = json.loads((run / "environment.json").read_text())
     key = (machine_id(env["machine"]), env["workflow"]["config_hash"])
-    return [doc["servers"] for doc in (read_archive(archive) if archive.is_dir() else [])
-            if doc.get("servers")
-            and (doc["machine"]["id"], doc["workflow"]["config_hash"]) == key]  # fmt: skip
+    return [d["servers"] for d in docs if d.get("servers") and config_on_machine(d) == key]
 
 
 def servers_block(runs: tuple[Path, ...] = SERVER_RUNS, archive: Path = ARCHIVE) -> str:
@@ -194,8 +193,11 @@ def servers_block(runs: tuple[Path, ...] = SERVER_RUNS, archive: Path = ARCHIVE)
     with where it ran and where its figures are; where the archive holds several runs of its
     config on its machine, what held in every one of them instead (a cell beyond the noise of
     one run's repeats is no finding on a machine that drifts between jobs)."""
+    from ingestbench.publish.archive import read_archive
     from ingestbench.results.summary import read_summary
     from ingestbench.results.summary.servers import comparison, held_verdict
+
+    docs = read_archive(archive) if archive.is_dir() else []
 
     lines = [
         SERVERS_BEGIN,
@@ -208,7 +210,7 @@ def servers_block(runs: tuple[Path, ...] = SERVER_RUNS, archive: Path = ARCHIVE)
         data = comparison(read_summary(run / "summary.csv", unsupported=True))
         if data is None:
             continue
-        archived = _earlier_runs(run, archive)
+        archived = _archived_runs(run, docs)
         text = held_verdict(archived) if len(archived) > 1 else data["datasets"][0]["verdict"]
         where = _where(run, "summary.md") + (
             f"; its config's {len(archived)} runs in `archive/`" if len(archived) > 1 else ""

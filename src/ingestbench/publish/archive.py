@@ -69,6 +69,12 @@ def machine_id(machine: dict[str, Any]) -> str:
     )
 
 
+def config_on_machine(doc: dict[str, Any]) -> tuple[str, str]:
+    """What makes two archived runs runs of one config on one machine (the server axis holds
+    each cell against every such run)."""
+    return doc["machine"]["id"], doc["workflow"]["config_hash"]
+
+
 def _number(value: Any) -> float | int | None:
     """A JSON number from a summary cell (NaN and missing become null)."""
     if value is None or isinstance(value, bool):

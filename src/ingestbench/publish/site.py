@@ -74,13 +74,14 @@ def with_held_verdicts(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each run of the server axis with, where an earlier run of its config on its machine is
     there too, what held in all of them up to it (`servers.held`): a cell beyond the noise of
     one run's repeats is no finding on a machine that drifts between jobs."""
+    from ingestbench.publish.archive import config_on_machine
     from ingestbench.results.summary.servers import held_verdict
 
     seen: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for doc in sorted(docs, key=lambda d: d["date_utc"]):
         if not doc.get("servers"):
             continue
-        runs = seen.setdefault((doc["machine"]["id"], doc["workflow"]["config_hash"]), [])
+        runs = seen.setdefault(config_on_machine(doc), [])
         runs.append(doc["servers"])
         if len(runs) > 1:
             doc["servers"] = {**doc["servers"], "held": held_verdict(list(runs))}

@@ -125,6 +125,11 @@ def _by_dataset(df: pd.DataFrame) -> Iterator[tuple[str, dict[tuple[str, str], A
         yield dataset, runs, list(dict.fromkeys(group["variant"]))
 
 
+def _baseline_cells(cells: list[dict[str, Any]], base: str) -> dict[str, dict[str, Any]]:
+    """The baseline server's measured cells, by variant."""
+    return {c["variant"]: c for c in cells if c["server"] == base and c["status"] == "ok"}
+
+
 def apart(cell: dict[str, Any], base: dict[str, Any] | None) -> str | None:
     """Whether a cell's min–max range lies wholly "above" or "below" the baseline's cell (beyond
     the noise), or None (the ranges overlap, or there is no baseline)."""
@@ -139,7 +144,7 @@ def medians(cells: list[dict[str, Any]], servers: list[str], base: str) -> list[
     """Per server of `servers`: the median ratio over the paths it ran, how many it ran, the
     paths it could not, and the paths where its whole min–max range lies apart from `base`'s
     (beyond the noise, as `beats` judges a setting), with their ratios (cells of one dataset)."""
-    baseline = {c["variant"]: c for c in cells if c["server"] == base and c["status"] == "ok"}
+    baseline = _baseline_cells(cells, base)
     out = []
     for server in servers:
         mine = [c for c in cells if c["server"] == server]
@@ -232,8 +237,7 @@ def apart_cells(data: dict[str, Any] | None) -> dict[tuple[str, str, str], dict[
     None, within the noise)."""
     out: dict[tuple[str, str, str], dict[str, Any]] = {}
     for entry in data["datasets"] if data else []:
-        base = {c["variant"]: c for c in entry["cells"]
-                if c["server"] == data["baseline"] and c["status"] == "ok"}  # fmt: skip
+        base = _baseline_cells(entry["cells"], data["baseline"])
         for c in entry["cells"]:
             if c["status"] == "ok" and c["server"] != data["baseline"] and c["variant"] in base:
                 out[(entry["dataset"], c["server"], c["variant"])] = {
@@ -251,11 +255,14 @@ def agreement(runs: list[dict[str, Any] | None]) -> list[dict[str, Any]]:
     finding."""
     cells = [apart_cells(data) for data in runs]
     keys = sorted({k for run in cells for k, c in run.items() if c["apart"]})
-    return [{"dataset": k[0], "server": k[1], "variant": k[2],
-             "ratios": [run[k]["ratio"] if k in run else None for run in cells],
-             "apart": [run[k]["apart"] if k in run else None for run in cells],
-             "held": len({run[k]["apart"] if k in run else None for run in cells}) == 1}
-            for k in keys]  # fmt: skip
+    out = []
+    for k in keys:
+        found = [run.get(k, {"ratio": None, "apart": None}) for run in cells]
+        aparts = [c["apart"] for c in found]
+        out.append({"dataset": k[0], "server": k[1], "variant": k[2],
+                    "ratios": [c["ratio"] for c in found], "apart": aparts,
+                    "held": len(set(aparts)) == 1})  # fmt: skip
+    return out
 
 
 def _lacking(data: dict[str, Any]) -> str:

@@ -73,13 +73,26 @@ def case(server, dataset, tmp_path, path, fault, fault_s=0.0, settings=SETTINGS,
                     **kw)  # fmt: skip
 
 
+def kill_within_the_window(server, dataset, tmp_path, path, tries=3):
+    """A kill over ILP/TCP that overlapped the load: the window (first write to every row
+    visible) is a few tenths of a second and the first load on a server is the slowest, so a
+    point that missed is drawn again at half the shortest window seen, as the experiment draws
+    points until enough overlapped."""
+    control = case(server, dataset, tmp_path, path, "none")
+    assert control["lost"] == 0 and control["visible_s"] is not None
+    window = control["visible_s"]
+    for _ in range(tries):
+        row = case(server, dataset, tmp_path, path, "kill", window / 2)
+        if row["overlapped"] is True:
+            return row
+        window = min(window, row["visible_s"] or window)
+    raise AssertionError(f"no kill in {tries} tries overlapped the load: {row}")
+
+
 def test_sigkill_mid_load_over_tcp_can_lose_only_rows_whose_fate_was_unknown(
     server, dataset, tmp_path
 ):
-    control = case(server, dataset, tmp_path, "dataframe-tcp", "none")
-    assert control["lost"] == 0 and control["visible_s"] is not None
-    row = case(server, dataset, tmp_path, "dataframe-tcp", "kill", control["visible_s"] / 2)
-    assert row["overlapped"] is True, row  # between the first write and every row visible
+    row = kill_within_the_window(server, dataset, tmp_path, "dataframe-tcp")
     assert row["lost"] == row["source_rows"] - row["table_rows"] + row["duplicated"]
     # How many rows the kill finds uncommitted depends on its moment (the fake server's test
     # shows a loss for certain); none of them was ever acknowledged over ILP/TCP.

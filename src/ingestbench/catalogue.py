@@ -164,7 +164,9 @@ CATALOGUE: tuple[Method, ...] = (
         deliver="frames:deliver",
         resume=(
             "after a reconnect, wait for the table's WAL, read its latest timestamp and resend "
-            "every row at or after it (exact on a DEDUP table; without DEDUP the rows at that "
+            "every row at or after it; after the last batch, close and wait until the table "
+            "shows the last row's timestamp, and if its latest stands still below that, resend "
+            "from it the same way (exact on a DEDUP table; without DEDUP the rows at that "
             "timestamp are sent twice)"
         ),
         resume_transports=("tcp",),

@@ -4,6 +4,7 @@ that no server, relay or data directory outlives a case, also a failing one."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from pathlib import Path
 
@@ -109,6 +110,38 @@ def test_the_resume_rule_on_a_dedup_table_recovers_every_row_after_a_kill(
     assert row["overlapped"] is True and row["errors_seen"] > 0, row
     assert (row["lost"], row["duplicated"], row["altered"]) == (0, 0, 0), row
     assert verdict(row).rank == EXACT
+
+
+def test_the_resume_rule_resends_a_tail_the_server_never_got(server, dataset, tmp_path):
+    # A fake server swallows the first connection's writes and answers nothing (later ones
+    # go through): no error reaches the code. Plain `dataframe()` over TCP claims success
+    # with every row lost; the resume rule finds the table without its last row after the
+    # close and sends the rows again on a fresh connection.
+    plain = case(server, dataset, tmp_path, "dataframe-tcp", "relay", relay_mode="swallow")
+    assert plain["lost_unknown"] == plain["source_rows"] == plain["lost"], plain
+    assert plain["errors_seen"] == 0 and plain["claimed_success"] is True
+    row = case(server, dataset, tmp_path, "dataframe-tcp-resume", "relay", relay_mode="swallow",
+               histories=tmp_path)  # fmt: skip
+    assert (row["lost"], row["duplicated"], row["altered"]) == (0, 0, 0), row
+    assert row["errors_seen"] == 0 and row["claimed_success"] is True
+    history = json.loads((tmp_path / "dataframe-tcp-resume.relay.0.json").read_text())
+    firsts = [b["first_row"] for b in history["history"]]
+    assert firsts.count(0) == 2, firsts  # the whole load swallowed, so resent from its first row
+    assert verdict(row).rank == EXACT
+
+
+@pytest.mark.parametrize("path", ["dataframe-tcp-resume", "dataframe-tcp-resume-dedup"])
+def test_a_kill_anywhere_in_the_load_loses_nothing_on_the_resume_rule(
+    path, server, dataset, tmp_path
+):
+    # Wherever the kill lands, also after the last write and before its commit: the rule
+    # resends from the table's latest timestamp, so rows there may come twice (DEDUP
+    # replaces them) and none is lost.
+    row = kill_within_the_window(server, dataset, tmp_path, path)
+    assert row["lost"] == 0 and row["altered"] == 0, row
+    assert row["table_rows"] == row["source_rows"] + row["duplicated"]
+    if path.endswith("-dedup"):
+        assert row["duplicated"] == 0 and verdict(row).rank == EXACT, row
 
 
 def test_a_fault_after_the_load_is_not_measured(server, dataset, tmp_path):

@@ -31,15 +31,11 @@ from ingestbench.catalogue import METHODS
 from ingestbench.datasets import of_spec
 from ingestbench.delivery.paths import DeliveryPath
 from ingestbench.delivery.settings import DeliverySettings
-from ingestbench.ingest.methods.experiments import resolve
+from ingestbench.ingest.methods.experiments import GaveUp, resolve
 from ingestbench.server.handle import QuestDB
 from ingestbench.tables.spec import TableSpec
 
 ILP_PROTOCOL = 2  # doubles in binary, as the benchmark sends them (3 for own decimals)
-
-
-class GaveUp(Exception):
-    """A batch could not be delivered within the resend deadline."""
 
 
 @dataclass

@@ -110,6 +110,11 @@ class SenderStream(PacedStream):
         self.sender.flush()
 
 
+class GaveUp(Exception):
+    """A batch could not be delivered within the resend deadline: the error the loading code
+    raises to its caller."""
+
+
 class Resender(Protocol):
     """One connection of a loader, reopened after a failure: `send(action)` runs
     `action(connection)` until it succeeds or the resend deadline passes (then it raises)."""
@@ -127,6 +132,9 @@ class ResendSettings(Protocol):
     retry_timeout_ms: int
     request_timeout_ms: int
     statement_timeout_s: float
+    resend_deadline_s: float
+    resend_backoff_s: float
+    settle_s: float
 
 
 class ResendLoad(Protocol):

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from ingestbench.columnar.arrow import to_pandas
 from ingestbench.ingest.methods.base import Job, Method, dataframe_into
 from ingestbench.ingest.methods.experiments import (
+    GaveUp,
     ResendLoad,
     SenderStream,
     close_politely,
@@ -69,7 +71,8 @@ def deliver_resume(load: ResendLoad) -> None:
     """Delivery over ILP/TCP with the catalogue's `resume` rule: after a reconnect, wait for
     the table's WAL, read its latest timestamp and resend every row from the first at or after
     it (rows in time order, as TSBS writes them). TCP acknowledges nothing, so the table is the
-    only witness of what arrived."""
+    only witness of what arrived: after the last connection closes, the load is done only once
+    the table shows the last row's timestamp (`_tail_position`); the tail it lacks goes again."""
     micros = _micros(load.frame[load.spec.timestamp])
     k, n = load.settings.batch_rows, load.rows
     conn = ilp_resender(load)
@@ -87,12 +90,45 @@ def deliver_resume(load: ResendLoad) -> None:
 
     try:
         while position < n:
-            load.sending(position, min(k, n - position))
-            conn.send(action)
-            position += k
-        close_politely(conn)
+            while position < n:
+                load.sending(position, min(k, n - position))
+                conn.send(action)
+                position += k
+            close_politely(conn)
+            position = _tail_position(load, micros)
+            resumed_on = conn.opens + 1  # the next connection goes on from `position` as it is
     finally:
         conn.close()
+
+
+_UNSEEN = object()  # no answer from the table yet
+
+
+def _tail_position(load: ResendLoad, micros) -> int:
+    """Where the table's rows end, once the last connection has closed: all of them when it
+    shows the last row's timestamp; else, when its latest timestamp has stood still for
+    `settle_s` (what the server had not committed when it died is gone; a live server commits
+    a closed connection's rows well within it), the first row at or after that timestamp. A
+    server that does not answer is asked again until the resend deadline, then the load gives
+    up with its error."""
+    s, last_row = load.settings, int(micros[-1])
+    started = since = time.monotonic()
+    seen: object = _UNSEEN
+    while True:
+        try:
+            latest = _latest_micros(load)
+        except Exception as exc:  # the server restarting after a kill: ask again
+            if time.monotonic() - started > s.resend_deadline_s:
+                raise GaveUp(f"the table did not answer: {type(exc).__name__}: {exc}") from exc
+            time.sleep(s.resend_backoff_s)
+            continue
+        if latest is not None and latest >= last_row:
+            return len(micros)
+        if latest != seen:
+            seen, since = latest, time.monotonic()
+        elif time.monotonic() - since >= s.settle_s:
+            return _first_at_or_after(micros, latest)
+        time.sleep(0.1)
 
 
 def _micros(column) -> Any:

@@ -101,11 +101,10 @@ def test_the_archived_runs_of_the_axis_each_show_their_comparison(browser, tmp_p
         page.close()
 
 
-def test_the_page_opens_on_a_run_of_one_server_where_the_axis_ran_the_same_dataset(
-    browser, tmp_path
-):
-    """The committed archive's newest runs are the axis's, on the default run's dataset: the
-    page opens on that dataset's newest run of one server, its fastest cell a way to load."""
+def test_the_page_opens_on_the_ways_to_load_not_on_an_axis_or_experiment_run(browser, tmp_path):
+    """The committed archive's newest runs are a delivery run (its backfill a 20,000-row
+    control) and the server axis's, on the default run's dataset: the page opens on the newest
+    run of the ways to load, of one server and no experiment, its fastest cell a way to load."""
     from tests.helpers import REPO
 
     path = write_site(REPO / "archive", None, tmp_path / "index.html")
@@ -115,5 +114,7 @@ def test_the_page_opens_on_a_run_of_one_server_where_the_axis_ran_the_same_datas
         assert ticked.count() == 1
         label = page.locator("#runs-list label:has(input:checked)").inner_text()
         assert "servers)" not in label and "· default" in label
+        dataset = page.locator("#dataset").input_value()
+        assert dataset == "cpu-s4000-e250-seed42", dataset  # the default run's first
     finally:
         page.close()

@@ -78,11 +78,18 @@ function datasetName(d) {
 const holds = (run, dataset) => run.datasets.some((d) => d.name === dataset);
 const runsOfDataset = () => RUNS.filter((r) => holds(r, state.dataset));
 
-/** The run a dataset opens on: its newest run of one server, else its newest. A run of the
- * server axis compares servers, and its fastest cell is a server's, not a way to load. */
+/** A run of one server: a run of the server axis compares servers, and its fastest cell is a
+ * server's, not a way to load. */
+const ofOneServer = (run) => !(run.versions.questdb_servers || []).length;
+/** A run whose answer is the ways to load: one server and no experiment (a paced or delivery
+ * run's backfill is a small control beside the experiment its section shows). */
+const ofWaysToLoad = (run) => ofOneServer(run) && !Object.keys(run.experiments || {}).length;
+
+/** The run a dataset opens on: its newest run of the ways to load, else of one server, else
+ * its newest. */
 const openingRun = () => {
   const runs = runsOfDataset();
-  return (runs.find((r) => !(r.versions.questdb_servers || []).length) || runs[0]).id;
+  return (runs.find(ofWaysToLoad) || runs.find(ofOneServer) || runs[0]).id;
 };
 
 const passes = (v) => FILTERS.every((k) => !state.filters[k] || state.filters[k].has(String(v[k])));
@@ -92,8 +99,8 @@ function variantsOf(run) {
   return run.variants.filter((v) => v.dataset === state.dataset && passes(v));
 }
 
-// The opening view: the newest run, on the dataset most runs share among its own.
-const openingDataset = () => (datasetsOf(RUNS).find((d) => holds(RUNS[0], d.name)) || datasetsOf(RUNS)[0]).name;
+// The opening view: the dataset most runs share (the first of datasetsOf), on its opening run.
+const openingDataset = () => datasetsOf(RUNS)[0].name;
 
 function fromUrl() {
   const p = new URLSearchParams(location.hash.slice(1));
